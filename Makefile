@@ -1,0 +1,43 @@
+# ortel — two commands do all set-up on a fresh machine:
+#   make demo   fetch ONNX Runtime + a real model, profile it, print the report
+#   make test   fetch what the tests need, then vet, format-check and test
+SHELL := /bin/bash
+GO ?= go
+ORTEL_CACHE_DIR ?= $(CURDIR)/.cache/ortel
+export ORTEL_CACHE_DIR
+BIN := $(CURDIR)/bin
+DEMO_OUT ?= $(CURDIR)/out/demo
+
+.PHONY: all setup build demo test vet fmt-check generate-check bench fuzz clean
+
+all: build
+
+## setup: fetch the ONNX Runtime library and the models (cached, checksummed)
+setup:
+	@scripts/fetch.sh all
+
+## build: build the ortel CLI into bin/
+build:
+	$(GO) build -o $(BIN)/ortel ./cmd/ortel
+
+## demo: profile the PaddleOCR detection model and print the report
+demo: setup build
+	$(BIN)/ortel bench --out $(DEMO_OUT) --shape x=1,3,640,640 paddleocr-det
+
+## test: vet, check formatting and generated files, run every test with -race
+test: setup vet fmt-check
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+## bench: the performance budgets of DESIGN.md, each against its peer
+bench: setup
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/...
+
+clean:
+	rm -rf $(BIN) out

@@ -1,0 +1,208 @@
+package instrument
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Environment variables read by New* constructors. Options override them.
+const (
+	// EnvProfileEvery profiles every Nth run (0 = off).
+	EnvProfileEvery = "ORTEL_PROFILE_EVERY"
+	// EnvProfileRatio profiles each run with this probability (0 to 1).
+	EnvProfileRatio = "ORTEL_PROFILE_RATIO"
+	// EnvProfileWindowRuns caps the runs held by one profiled session window.
+	EnvProfileWindowRuns = "ORTEL_PROFILE_WINDOW_RUNS"
+	// EnvProfileDir is where profiled windows write ORT's JSON files.
+	EnvProfileDir = "ORTEL_PROFILE_DIR"
+)
+
+// Defaults of the profiling window.
+const (
+	DefaultWindowRuns = 16
+	DefaultWindowAge  = 30 * time.Second
+)
+
+// config holds what the options set. Defaults first, then the environment,
+// then the options.
+type config struct {
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
+	modelName      string
+	providers      []string
+	attrs          []attribute.KeyValue
+	profiling      Profiling
+	nodeObserver   func(ProfiledNode)
+}
+
+// Profiling configures operator profiling. Operator timings exist only in
+// ONNX Runtime's profiler, which slows a run 7-15x and buffers every event in
+// memory until its session is destroyed. So profiling is off by default; when
+// on, sampled runs go through a short-lived profiled copy of the session (a
+// window) holding at most WindowRuns runs or WindowAge of time. When the window
+// closes its profile is read and every operator becomes a child span of the
+// run span it belongs to, at its true wall-clock time.
+type Profiling struct {
+	// EveryN profiles every Nth run (1 = every run). 0 disables it.
+	EveryN int
+	// Ratio profiles each run with this probability, 0 to 1. Used when EveryN is 0.
+	Ratio float64
+	// WindowRuns caps the runs one profiled window holds (default 16), which
+	// bounds the profiler's memory to about WindowRuns × nodes × 2.5 KB.
+	WindowRuns int
+	// WindowAge closes a window this long after it opened (default 30s).
+	WindowAge time.Duration
+	// Dir is where windows write ORT's profile files (default: a temporary
+	// folder). Files are removed after they are read unless KeepFiles is set.
+	Dir string
+	// KeepFiles keeps each window's profile JSON file in Dir.
+	KeepFiles bool
+}
+
+func (p Profiling) enabled() bool { return p.EveryN > 0 || p.Ratio > 0 }
+
+// Option configures an instrumented session or pipeline.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithTracerProvider sets the TracerProvider spans are created with.
+// Default: the global provider (otel.GetTracerProvider).
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return optionFunc(func(c *config) {
+		if tp != nil {
+			c.tracerProvider = tp
+		}
+	})
+}
+
+// WithMeterProvider sets the MeterProvider instruments are created with.
+// Default: the global provider (otel.GetMeterProvider).
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return optionFunc(func(c *config) {
+		if mp != nil {
+			c.meterProvider = mp
+		}
+	})
+}
+
+// WithModelName sets onnxruntime.model.name. Default: the model file's base
+// name without its extension ("model" for sessions built from bytes).
+func WithModelName(name string) Option {
+	return optionFunc(func(c *config) {
+		if name != "" {
+			c.modelName = name
+		}
+	})
+}
+
+// WithExecutionProviders records the execution providers the session was
+// asked to use, in priority order (the Go binding cannot read them back from
+// the session options). Default: CPUExecutionProvider.
+func WithExecutionProviders(providers ...string) Option {
+	return optionFunc(func(c *config) {
+		if len(providers) > 0 {
+			c.providers = append([]string(nil), providers...)
+		}
+	})
+}
+
+// WithAttributes adds low-cardinality attributes (a model version, a
+// deployment) to every span and metric of the session. Never put request ids,
+// shapes or paths here: they would multiply the metric series.
+func WithAttributes(attrs ...attribute.KeyValue) Option {
+	return optionFunc(func(c *config) { c.attrs = append(c.attrs, attrs...) })
+}
+
+// WithProfiling turns operator profiling on with p. It overrides the
+// ORTEL_PROFILE_* environment variables. Default: off.
+func WithProfiling(p Profiling) Option {
+	return optionFunc(func(c *config) { c.profiling = p })
+}
+
+// WithNodeObserver calls fn once for every operator of every profiled run,
+// after the run's window closed and its span was emitted. fn runs on a
+// background goroutine; it must not block for long.
+func WithNodeObserver(fn func(ProfiledNode)) Option {
+	return optionFunc(func(c *config) { c.nodeObserver = fn })
+}
+
+func newConfig(modelPath string, opts []Option) config {
+	c := config{
+		providers: []string{"CPUExecutionProvider"},
+		profiling: envProfiling(),
+	}
+	if modelPath != "" {
+		base := filepath.Base(modelPath)
+		c.modelName = strings.TrimSuffix(base, filepath.Ext(base))
+	} else {
+		c.modelName = "model"
+	}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	if c.tracerProvider == nil {
+		c.tracerProvider = otel.GetTracerProvider()
+	}
+	if c.meterProvider == nil {
+		c.meterProvider = otel.GetMeterProvider()
+	}
+	if c.profiling.WindowRuns <= 0 {
+		c.profiling.WindowRuns = DefaultWindowRuns
+	}
+	if c.profiling.WindowAge <= 0 {
+		c.profiling.WindowAge = DefaultWindowAge
+	}
+	return c
+}
+
+// envProfiling reads the environment once per process, so a bad value is
+// reported once.
+var envProfiling = sync.OnceValue(profilingFromEnv)
+
+// profilingFromEnv reads the ORTEL_PROFILE_* variables. A bad value is
+// reported through otel.Handle and ignored; construction never fails on it.
+func profilingFromEnv() Profiling {
+	var p Profiling
+	if v, ok := envInt(EnvProfileEvery); ok {
+		p.EveryN = v
+	}
+	if v := os.Getenv(EnvProfileRatio); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 1 {
+			otel.Handle(fmt.Errorf("ortel: ignoring %s=%q: want a number from 0 to 1", EnvProfileRatio, v))
+		} else {
+			p.Ratio = f
+		}
+	}
+	if v, ok := envInt(EnvProfileWindowRuns); ok {
+		p.WindowRuns = v
+	}
+	p.Dir = os.Getenv(EnvProfileDir)
+	return p
+}
+
+func envInt(name string) (int, bool) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		otel.Handle(fmt.Errorf("ortel: ignoring %s=%q: want a whole number, 0 or more", name, v))
+		return 0, false
+	}
+	return n, true
+}

@@ -1,0 +1,62 @@
+// Package instrument makes ONNX Runtime inference observable with
+// OpenTelemetry: every session run is a span, every pipeline stage is a span,
+// and every operator of a profiled run is a span placed at its true
+// wall-clock time under the run it belongs to, so a trace reads
+// request → stage → run → operator.
+//
+// It wraps the sessions of github.com/yalue/onnxruntime_go
+// (DynamicAdvancedSession and AdvancedSession) and uses the OpenTelemetry API
+// only: spans and metrics go to the global providers unless others are
+// injected with WithTracerProvider and WithMeterProvider. Configure the SDK
+// side (exporters, the views of package views) in the program.
+//
+// # Cost
+//
+// A Run adds one span and one histogram Record, with attribute sets built
+// once at session creation: about the SDK's own floor for a span plus a
+// Record, and no allocations beyond the SDK's (see BenchmarkRun). The run
+// and in-flight counters are atomics read by an asynchronous callback.
+//
+// # Operator profiling
+//
+// Operator timings exist only in ONNX Runtime's profiler, which slows runs
+// 7-15x and keeps every event in memory until its session is destroyed. It is
+// off by default. With WithProfiling (or the ORTEL_PROFILE_* environment
+// variables), sampled runs — every Nth, or with a probability — go through a
+// short-lived profiled copy of the session, a window of at most WindowRuns
+// runs, opened off the Run path. When the window closes, its profile is read
+// in the background and each operator becomes a child span of its run span;
+// ProfileRuns profiles the next n runs on demand (ortel bench uses it for its
+// separate profiling pass). ImportProfile turns a profile written by any ORT
+// program into the same spans.
+//
+// # Telemetry
+//
+// Spans:
+//
+//	name                     kind      attributes
+//	run {model}              internal  onnxruntime.model.name, .session.id, .execution_providers,
+//	                                   .batch_size, .run.profiled, error.type (on failure)
+//	create_session {model}   internal  as run, at session creation
+//	{op type}, e.g. Conv     internal  onnxruntime.node.name, .node.op_type, .execution_provider,
+//	                                   .node.index, .node.input_type_shapes, .node.output_type_shapes,
+//	                                   .node.activation_size, .node.parameter_size, .node.output_size,
+//	                                   .node.threads.count, .node.threads.sub_runs,
+//	                                   .node.threads.main_run_ratio, .node.threads.imbalance
+//	{stage name}             internal  ortel.stage.name, ortel.pipeline.name, error.type (on failure)
+//
+// Metrics:
+//
+//	name                                   instrument                  unit     attributes
+//	onnxruntime.run.duration               Float64Histogram            s        onnxruntime.model.name, onnxruntime.run.profiled, error.type
+//	onnxruntime.runs                       Int64ObservableCounter      {run}    onnxruntime.model.name
+//	onnxruntime.run.errors                 Int64Counter                {error}  onnxruntime.model.name, error.type
+//	onnxruntime.run.active                 Int64ObservableUpDownCounter {run}   onnxruntime.model.name
+//	onnxruntime.session.creation.duration  Float64Histogram            s        onnxruntime.model.name, error.type
+//	onnxruntime.node.duration              Float64Histogram            s        onnxruntime.model.name, onnxruntime.node.op_type, onnxruntime.execution_provider
+//	ortel.stage.duration                   Float64Histogram            s        ortel.stage.name, ortel.pipeline.name, error.type
+//
+// Attributes given with WithAttributes go on all of them. Node names, shapes
+// and session ids stay on spans: they would multiply metric series.
+// docs/metrics.md, generated from the semconv registry, has the full reference.
+package instrument

@@ -1,0 +1,92 @@
+package instrument_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/instrument/views"
+	"github.com/ortel-dev/ortel/internal/onnxgen"
+	"github.com/ortel-dev/ortel/internal/ortenv"
+)
+
+// Example shows a service's inference path: a pipeline stage under the
+// request's span, an instrumented run inside it, and operator profiling of
+// one run in ten.
+func Example() {
+	if _, err := ortenv.Init(); err != nil {
+		fmt.Println("run `make setup` first")
+		return
+	}
+	// SDK side, done once by the program (here: spans kept in memory).
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()), sdkmetric.WithView(views.FromEnv()...))
+	defer tp.Shutdown(context.Background())
+	defer mp.Shutdown(context.Background())
+
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	model := filepath.Join(dir, "chain.onnx")
+	if err := onnxgen.MatMulAddChain(2, 4).WriteFile(model); err != nil {
+		log.Fatal(err)
+	}
+
+	ctx := context.Background()
+	sess, err := instrument.NewDynamicSession(ctx, model, []string{"x"}, []string{"y"}, nil,
+		instrument.WithTracerProvider(tp), instrument.WithMeterProvider(mp),
+		instrument.WithModelName("chain"),
+		instrument.WithProfiling(instrument.Profiling{EveryN: 10}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+	pipeline := instrument.NewPipeline("example", instrument.WithTracerProvider(tp), instrument.WithMeterProvider(mp))
+
+	in, _ := ort.NewTensor(ort.NewShape(1, 4), []float32{1, 2, 3, 4})
+	defer in.Destroy()
+	outputs := []ort.Value{nil} // ORT allocates the output
+	sctx, stage := pipeline.StartStage(ctx, "detect")
+	err = sess.Run(sctx, []ort.Value{in}, outputs)
+	stage.End(err)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer outputs[0].Destroy()
+
+	for _, s := range rec.Ended() {
+		if s.Name() == "run chain" {
+			fmt.Println(s.Name(), "is a child of", parentName(rec, s.Parent().SpanID().String()))
+		}
+	}
+	// Output: run chain is a child of detect
+}
+
+func parentName(rec *tracetest.SpanRecorder, id string) string {
+	for _, s := range rec.Ended() {
+		if s.SpanContext().SpanID().String() == id {
+			return s.Name()
+		}
+	}
+	return "?"
+}
+
+// ExampleImportProfileFile turns a profile written by ORT in any language
+// into spans.
+func ExampleImportProfileFile() {
+	tp := sdktrace.NewTracerProvider()
+	defer tp.Shutdown(context.Background())
+	st, err := instrument.ImportProfileFile(context.Background(), "no-such-profile.json", time.Time{},
+		instrument.WithTracerProvider(tp), instrument.WithModelName("det"))
+	fmt.Println(st.Runs, err != nil)
+	// Output: 0 true
+}

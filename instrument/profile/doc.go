@@ -1,0 +1,31 @@
+// Package profile reads the profile JSON that ONNX Runtime writes when
+// profiling is enabled (SessionOptions.EnableProfiling), fast and in
+// constant memory, so that files of hundreds of megabytes turn into operator
+// spans without being loaded whole.
+//
+// The profile is a Chrome trace: a JSON array of complete ("ph":"X") events,
+// or an object holding that array under "traceEvents". Each Run of a session
+// yields one "model_run" and one "SequentialExecutor::Execute" event
+// (category "Session") and, per graph node, one "<node>_kernel_time" event
+// (category "Node") whose args name the operator, the execution provider,
+// the input and output shapes, the tensor sizes and how the intra-op thread
+// pool ran it. ts and dur are microseconds since profiling started.
+//
+// [Reader] streams the events one at a time through a reused buffer and a
+// hand-written scanner: no reflection, no per-event allocation once the
+// strings it meets repeat (they are interned, in a bounded table), and
+// unknown keys are skipped at every level, so newer ONNX Runtime versions
+// and other execution providers read fine. [ReadFile] wraps it for a path.
+//
+// ONNX Runtime has written invalid JSON before. Where the meaning is still
+// unambiguous the Reader repairs it and records a [Warning]: trailing commas,
+// raw control characters and invalid UTF-8 inside strings (the latter
+// replaced by U+FFFD), a '"' inside a name that is not followed by ',' ':'
+// '}' or ']', and a backslash that starts no valid escape. Where it is not
+// (a truncated file, a missing value, garbage), Next returns a [*SyntaxError]
+// with the byte offset and a plain-words message; the events returned before
+// it were read whole, so a caller streaming them keeps what it has. An input with no JSON at all gives [ErrEmpty].
+//
+// This package emits no telemetry of its own; turning events into spans and
+// metrics is the caller's job.
+package profile

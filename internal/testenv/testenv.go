@@ -1,0 +1,48 @@
+// Package testenv holds helpers for ortel's tests that need real parts: the
+// ONNX Runtime library and the fetched models. Locally such a test skips with
+// a message saying how to fetch what it lacks; under CI=true it fails instead,
+// so CI can never pass by skipping.
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ortel-dev/ortel/internal/ortenv"
+)
+
+// CI reports whether the tests run under continuous integration (CI=true).
+func CI() bool {
+	v := os.Getenv("CI")
+	return v == "true" || v == "1"
+}
+
+// missing skips the test locally and fails it under CI.
+func missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if CI() {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// RequireORT initializes ONNX Runtime or skips (locally) / fails (CI).
+func RequireORT(t testing.TB) {
+	t.Helper()
+	if _, err := ortenv.Init(); err != nil {
+		missing(t, "needs the ONNX Runtime library: %v", err)
+	}
+}
+
+// Model returns the path of a fetched model file (for example
+// "ch_PP-OCRv4_det_infer.onnx") or skips (locally) / fails (CI) when it has
+// not been fetched.
+func Model(t testing.TB, file string) string {
+	t.Helper()
+	p := filepath.Join(ortenv.CacheDir(), "models", file)
+	if _, err := os.Stat(p); err != nil {
+		missing(t, "needs model %s (%v); fetch it with: %s", file, err, ortenv.FetchHint)
+	}
+	return p
+}

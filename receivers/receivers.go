@@ -1,0 +1,60 @@
+// Package receivers holds what ortel's hardware receivers share. Each source
+// of readings is its own package below this one — cpu, memory, process,
+// perf, rapl, thermal, nvml — and each has the same shape:
+//
+//   - it uses the OpenTelemetry metric API only, with the names of the
+//     semconv registry (docs/metrics.md);
+//   - New probes the hardware at construction. When the source is absent
+//     (no RAPL zones, no NVIDIA driver, no PMU in a VM, no permission) it
+//     registers nothing and returns an error matching ErrUnsupported that
+//     says why; readings that do not exist are never reported as zeros;
+//   - it registers one callback observing all its instruments, with
+//     attribute sets built once, and a Shutdown(ctx) that unregisters it;
+//   - readers of /proc and /sys take the root folder as an option, so tests
+//     run on fixture trees under testdata/;
+//   - a collection observes every reading it can and returns the failures
+//     joined (errors.Join); a failure is reported once, not on every
+//     collection.
+package receivers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// ErrUnsupported matches the error of a receiver whose source is absent on
+// this machine. Use errors.Is(err, ErrUnsupported).
+var ErrUnsupported = errors.New("not supported on this machine")
+
+// UnsupportedError says why a source is unavailable.
+type UnsupportedError struct {
+	Source string // "rapl", "nvml", ...
+	Reason string // plain words: "no powercap zones under /sys/class/powercap"
+	Err    error  // the underlying error, if any
+}
+
+func (e *UnsupportedError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: not supported on this machine: %s: %v", e.Source, e.Reason, e.Err)
+	}
+	return fmt.Sprintf("%s: not supported on this machine: %s", e.Source, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrUnsupported) true.
+func (e *UnsupportedError) Is(target error) bool { return target == ErrUnsupported }
+
+// Unwrap returns the underlying error.
+func (e *UnsupportedError) Unwrap() error { return e.Err }
+
+// Unsupported returns an *UnsupportedError.
+func Unsupported(source, reason string, err error) error {
+	return &UnsupportedError{Source: source, Reason: reason, Err: err}
+}
+
+// Receiver is what every receiver returns.
+type Receiver interface {
+	// Shutdown unregisters the receiver's callback and releases what it
+	// holds (file descriptors, NVML). It is safe to call more than once.
+	Shutdown(ctx context.Context) error
+}
