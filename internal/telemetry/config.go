@@ -1,0 +1,260 @@
+package telemetry
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+)
+
+// Modes of Resolved.Mode.
+const (
+	// ModeOTLP sends traces and metrics to a collector over OTLP/gRPC.
+	ModeOTLP = "otlp"
+	// ModeFile is the embedded default, used when no OTLP endpoint is
+	// configured: replayable OTLP/JSON lines files under the output folder.
+	ModeFile = "file"
+	// ModeDisabled is OTEL_SDK_DISABLED=true: nothing is recorded or sent.
+	ModeDisabled = "disabled"
+)
+
+// Defaults.
+const (
+	DefaultServiceName     = "ortel"
+	DefaultOutputDir       = "ortel-out"
+	DefaultMetricInterval  = 10 * time.Second // OTEL_METRIC_EXPORT_INTERVAL
+	DefaultMetricTimeout   = 30 * time.Second // OTEL_METRIC_EXPORT_TIMEOUT
+	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultExportTimeout bounds one OTLP export, retries included
+	// (OTEL_EXPORTER_OTLP_TIMEOUT).
+	DefaultExportTimeout = 10 * time.Second
+	// DefaultSpanQueueSize is far above the SDK's 2048, so the burst of
+	// operator spans a profiled pass ends at once is not dropped
+	// (OTEL_BSP_MAX_QUEUE_SIZE).
+	DefaultSpanQueueSize     = 65536
+	DefaultSpanBatchSize     = 512              // OTEL_BSP_MAX_EXPORT_BATCH_SIZE
+	DefaultSpanScheduleDelay = 5 * time.Second  // OTEL_BSP_SCHEDULE_DELAY
+	DefaultSpanExportTimeout = 30 * time.Second // OTEL_BSP_EXPORT_TIMEOUT
+	// DefaultProtocol is the only OTLP transport built in.
+	DefaultProtocol = "grpc"
+)
+
+// File names ModeFile writes under OutputDir.
+const (
+	TracesFileName  = "traces.jsonl"
+	MetricsFileName = "metrics.jsonl"
+)
+
+const (
+	envPrefix = "OTEL_EXPORTER_OTLP_"
+	// defaultOTLPEndpoint is the specification's default for a signal
+	// without an endpoint when the other has one.
+	defaultOTLPEndpoint = "http://localhost:4317"
+	compressionGzip     = "gzip"
+	compressionNone     = "none"
+)
+
+// Config says how to set up telemetry. Its zero value means: defaults,
+// then the standard OTEL_* environment variables. A field that is set
+// overrides the environment.
+type Config struct {
+	// ServiceName is the service.name resource attribute. Default:
+	// OTEL_SERVICE_NAME, else service.name in OTEL_RESOURCE_ATTRIBUTES,
+	// else "ortel".
+	ServiceName string
+	// ServiceVersion is the service.version resource attribute, if set.
+	ServiceVersion string
+	// OutputDir is where the embedded default (no endpoint configured)
+	// writes traces.jsonl and metrics.jsonl. Default "ortel-out".
+	OutputDir string
+	// Endpoint is the OTLP/gRPC collector for both signals, overriding
+	// OTEL_EXPORTER_OTLP_ENDPOINT and its _TRACES_/_METRICS_ variants.
+	// "http://host:4317" is plaintext, "https://host:4317" is TLS, and
+	// "host:4317" is TLS unless OTEL_EXPORTER_OTLP_INSECURE=true (the
+	// OTLP specification's rule). "" means: from the environment.
+	Endpoint string
+	// MetricInterval is how often metrics are exported. Default:
+	// OTEL_METRIC_EXPORT_INTERVAL (milliseconds), else 10s.
+	MetricInterval time.Duration
+	// Views are handed to the MeterProvider.
+	Views []sdkmetric.View
+	// ShutdownTimeout bounds Telemetry.Shutdown. Default 10s.
+	ShutdownTimeout time.Duration
+}
+
+// Exporter is everything one signal's OTLP exporter is given. Setup passes
+// each field explicitly, so nothing the exporter would read from the
+// environment on its own differs from what Describe prints.
+type Exporter struct {
+	// Endpoint is "host:port"; "" when the signal is not sent over OTLP.
+	Endpoint string
+	// Insecure is true for plaintext gRPC, false for TLS.
+	Insecure bool
+	// Headers are sent with every export. Their values are secrets: the
+	// Headers type never prints them.
+	Headers Headers
+	// CertificateFile is a PEM file of CA certificates to trust instead of
+	// the system's; ClientCertFile and ClientKeyFile a client key pair for
+	// mutual TLS. Empty when unset or unusable (see Warnings).
+	CertificateFile, ClientCertFile, ClientKeyFile string
+	// Timeout bounds one export, retries included.
+	Timeout time.Duration
+	// Compression is "gzip" or "none".
+	Compression string
+
+	tls *tls.Config // built by Resolve from the files above; nil for plaintext
+}
+
+// Resolved is a Config with the environment applied and defaults filled
+// in: exactly what Setup uses. Resolving never fails on a bad environment
+// value: the value is ignored, a line is added to Warnings, and the default
+// (or the generic variable, for a signal-specific one) is used.
+type Resolved struct {
+	// Mode is ModeOTLP, ModeFile or ModeDisabled.
+	Mode string
+
+	// TracesEndpoint and MetricsEndpoint are Traces.Endpoint and
+	// Metrics.Endpoint: "host:port", "" outside ModeOTLP.
+	TracesEndpoint, MetricsEndpoint string
+	// Insecure, Headers, CertificateFile, ClientCertFile, ClientKeyFile,
+	// Timeout and Compression are the generic settings (Config.Endpoint
+	// and the OTEL_EXPORTER_OTLP_* variables without a signal in their
+	// name). Traces and Metrics below hold what each exporter actually
+	// uses: they differ from these only where an OTEL_EXPORTER_OTLP_TRACES_*
+	// or _METRICS_* variable says so.
+	Insecure                                       bool
+	Headers                                        Headers
+	CertificateFile, ClientCertFile, ClientKeyFile string
+	Timeout                                        time.Duration
+	Compression                                    string
+	// Protocol is always "grpc", the only OTLP transport built in.
+	Protocol string
+
+	// Traces and Metrics are the settings of each signal's exporter.
+	Traces, Metrics Exporter
+
+	ServiceName    string
+	ServiceVersion string
+	// ResourceAttrs are the resource attributes from configuration:
+	// OTEL_RESOURCE_ATTRIBUTES, service.name and service.version. Setup
+	// adds the detected host, OS, process and SDK attributes.
+	ResourceAttrs []attribute.KeyValue
+
+	// OutputDir is where ModeFile writes.
+	OutputDir string
+	// MetricInterval and MetricTimeout drive the periodic metric reader.
+	MetricInterval, MetricTimeout time.Duration
+	// Span batching (OTEL_BSP_*): the queue never blocks span.End; a full
+	// queue drops the span and counts it.
+	SpanQueueSize, SpanBatchSize         int
+	SpanScheduleDelay, SpanExportTimeout time.Duration
+	// ShutdownTimeout bounds Telemetry.Shutdown.
+	ShutdownTimeout time.Duration
+
+	// Warnings are the environment values that were ignored, and why, in
+	// plain words. They never contain header values.
+	Warnings []string
+}
+
+// TracesFile and MetricsFile return the paths ModeFile writes.
+func (r Resolved) TracesFile() string  { return joinPath(r.OutputDir, TracesFileName) }
+func (r Resolved) MetricsFile() string { return joinPath(r.OutputDir, MetricsFileName) }
+
+func joinPath(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + string(os.PathSeparator) + name
+}
+
+// Resolve applies the environment to cfg. It fails only on a bad cfg field
+// (an Endpoint that does not parse, a negative duration), never on a bad
+// environment value: see Resolved.Warnings.
+func Resolve(cfg Config) (Resolved, error) {
+	return resolve(cfg, os.Getenv)
+}
+
+func resolve(cfg Config, getenv func(string) string) (Resolved, error) {
+	if err := checkConfig(cfg); err != nil {
+		return Resolved{}, err
+	}
+	e := &env{getenv: getenv}
+	r := Resolved{
+		Protocol:        DefaultProtocol,
+		OutputDir:       cfg.OutputDir,
+		ShutdownTimeout: cfg.ShutdownTimeout,
+	}
+	if r.OutputDir == "" {
+		r.OutputDir = DefaultOutputDir
+	}
+	if r.ShutdownTimeout == 0 {
+		r.ShutdownTimeout = DefaultShutdownTimeout
+	}
+
+	r.ServiceName, r.ServiceVersion, r.ResourceAttrs = e.resource(cfg)
+	r.MetricInterval = cfg.MetricInterval
+	if r.MetricInterval == 0 {
+		r.MetricInterval = DefaultMetricInterval
+		if d, ok := e.millis("OTEL_METRIC_EXPORT_INTERVAL"); ok {
+			r.MetricInterval = d
+		}
+	}
+	r.MetricTimeout = DefaultMetricTimeout
+	if d, ok := e.millis("OTEL_METRIC_EXPORT_TIMEOUT"); ok {
+		r.MetricTimeout = d
+	}
+	e.batch(&r)
+	if err := e.exporters(cfg, &r); err != nil {
+		return Resolved{}, err
+	}
+	if disabled, ok := e.boolean("OTEL_SDK_DISABLED"); ok && disabled {
+		r.Mode = ModeDisabled
+	}
+	r.Warnings = e.warnings
+	return r, nil
+}
+
+func checkConfig(cfg Config) error {
+	var errs []error
+	if cfg.MetricInterval < 0 {
+		errs = append(errs, fmt.Errorf("telemetry: metric interval %v is negative", cfg.MetricInterval))
+	}
+	if cfg.ShutdownTimeout < 0 {
+		errs = append(errs, fmt.Errorf("telemetry: shutdown timeout %v is negative", cfg.ShutdownTimeout))
+	}
+	if cfg.Endpoint != "" {
+		if _, err := parseEndpoint(cfg.Endpoint); err != nil {
+			errs = append(errs, fmt.Errorf("telemetry: endpoint %s: %w", safeQuote(cfg.Endpoint), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// batch resolves the OTEL_BSP_* variables.
+func (e *env) batch(r *Resolved) {
+	r.SpanQueueSize = DefaultSpanQueueSize
+	if n, ok := e.integer("OTEL_BSP_MAX_QUEUE_SIZE", 1); ok {
+		r.SpanQueueSize = n
+	}
+	r.SpanBatchSize = DefaultSpanBatchSize
+	if n, ok := e.integer("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 1); ok {
+		r.SpanBatchSize = n
+	}
+	if r.SpanBatchSize > r.SpanQueueSize {
+		e.warnf("OTEL_BSP_MAX_EXPORT_BATCH_SIZE=%d is larger than the span queue (%d): using %d",
+			r.SpanBatchSize, r.SpanQueueSize, r.SpanQueueSize)
+		r.SpanBatchSize = r.SpanQueueSize
+	}
+	r.SpanScheduleDelay = DefaultSpanScheduleDelay
+	if d, ok := e.millis("OTEL_BSP_SCHEDULE_DELAY"); ok {
+		r.SpanScheduleDelay = d
+	}
+	r.SpanExportTimeout = DefaultSpanExportTimeout
+	if d, ok := e.millis("OTEL_BSP_EXPORT_TIMEOUT"); ok {
+		r.SpanExportTimeout = d
+	}
+}

@@ -1,0 +1,77 @@
+package telemetry
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Describe returns human-readable lines saying what telemetry does with
+// this configuration, for `ortel doctor` and verbose output: mode,
+// destinations, security, header names (never values), resource, batching,
+// and every warning.
+func (r Resolved) Describe() []string {
+	var lines []string
+	add := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	switch r.Mode {
+	case ModeDisabled:
+		add("mode: disabled (OTEL_SDK_DISABLED=true): no traces or metrics are recorded")
+	case ModeFile:
+		add("mode: file, the embedded default (no OTLP endpoint configured; set OTEL_EXPORTER_OTLP_ENDPOINT to send to a collector)")
+		add("traces: appended to %s as OTLP/JSON lines", r.TracesFile())
+		add("metrics: appended to %s as OTLP/JSON lines, every %s", r.MetricsFile(), durationText(r.MetricInterval))
+	default:
+		add("mode: otlp (OTLP over gRPC)")
+		add("traces: %s", r.Traces.describe())
+		add("metrics: %s, every %s", r.Metrics.describe(), durationText(r.MetricInterval))
+	}
+	service := r.ServiceName
+	if r.ServiceVersion != "" {
+		service += " " + r.ServiceVersion
+	}
+	add("service: %s", service)
+	var attrs []string
+	for _, kv := range r.ResourceAttrs {
+		if kv.Key == "service.name" || kv.Key == "service.version" {
+			continue
+		}
+		attrs = append(attrs, string(kv.Key)+"="+kv.Value.Emit())
+	}
+	if len(attrs) > 0 {
+		add("resource: %s (plus detected host, os, process and telemetry.sdk attributes)", strings.Join(attrs, ", "))
+	} else {
+		add("resource: detected host, os, process and telemetry.sdk attributes")
+	}
+	if r.Mode != ModeDisabled {
+		add("spans: queue of %d (a full queue drops and counts, never blocks), batches of %d every %s, export timeout %s",
+			r.SpanQueueSize, r.SpanBatchSize, durationText(r.SpanScheduleDelay), durationText(r.SpanExportTimeout))
+		add("shutdown: bounded by %s", durationText(r.ShutdownTimeout))
+	}
+	for _, w := range r.Warnings {
+		add("warning: %s", w)
+	}
+	return lines
+}
+
+// describe is one exporter's line: where, how secured, headers by name.
+func (x Exporter) describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "grpc to %s", x.Endpoint)
+	if x.Insecure {
+		b.WriteString(" (plaintext)")
+	} else {
+		b.WriteString(" (TLS")
+		if x.CertificateFile != "" {
+			fmt.Fprintf(&b, ", CA %s", x.CertificateFile)
+		}
+		if x.ClientCertFile != "" {
+			fmt.Fprintf(&b, ", client certificate %s", x.ClientCertFile)
+		}
+		b.WriteString(")")
+	}
+	fmt.Fprintf(&b, ", headers: %s", x.Headers.Redacted())
+	if len(x.Headers) > 0 {
+		b.WriteString(" (values hidden)")
+	}
+	fmt.Fprintf(&b, ", timeout %s, compression %s", durationText(x.Timeout), x.Compression)
+	return b.String()
+}

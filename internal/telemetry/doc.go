@@ -1,0 +1,54 @@
+// Package telemetry sets up the OpenTelemetry SDK and its exporters for
+// ortel's commands and examples: one call, Setup, gives a TracerProvider and
+// a MeterProvider configured from the standard OTEL_* environment variables,
+// and Shutdown flushes them within a bounded time.
+//
+// # Where telemetry goes
+//
+// With an OTLP endpoint configured (Config.Endpoint or
+// OTEL_EXPORTER_OTLP_ENDPOINT and its _TRACES_/_METRICS_ variants) traces
+// and metrics are sent over OTLP/gRPC. Without one, the embedded default
+// appends them to <OutputDir>/traces.jsonl and <OutputDir>/metrics.jsonl in
+// the OTLP/JSON lines format (package otlpjson), which any OpenTelemetry
+// Collector replays with its otlpjsonfile receiver. OTEL_SDK_DISABLED=true
+// turns everything off.
+//
+// Resolve reads the environment without side effects; Resolved.Describe
+// prints what will be used, for `ortel doctor`. A bad environment value
+// never fails: it is ignored with a warning in Resolved.Warnings.
+//
+// # Environment
+//
+//	OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES        resource
+//	OTEL_EXPORTER_OTLP_ENDPOINT (+_TRACES_, _METRICS_)   http://host:port plaintext, https:// TLS
+//	OTEL_EXPORTER_OTLP_INSECURE (+signal)               plaintext for an endpoint without a scheme
+//	OTEL_EXPORTER_OTLP_HEADERS (+signal)                k=v,k2=v2, percent-encoded; values never printed
+//	OTEL_EXPORTER_OTLP_CERTIFICATE, _CLIENT_CERTIFICATE, _CLIENT_KEY (+signal)
+//	OTEL_EXPORTER_OTLP_TIMEOUT (+signal)                milliseconds, default 10000
+//	OTEL_EXPORTER_OTLP_COMPRESSION (+signal)            gzip or none
+//	OTEL_EXPORTER_OTLP_PROTOCOL (+signal)               grpc (http/* warn and use grpc)
+//	OTEL_METRIC_EXPORT_INTERVAL, _TIMEOUT               milliseconds
+//	OTEL_BSP_MAX_QUEUE_SIZE (default 65536), OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+//	OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_EXPORT_TIMEOUT
+//	OTEL_SDK_DISABLED                                   true turns telemetry off
+//
+// # Reliability
+//
+// Telemetry never blocks or fails the caller. span.End only enqueues: when
+// the queue is full (a collector down or slow for long) the span is dropped
+// and counted, never waited for. Metric instruments only aggregate; exports
+// run on the periodic reader's goroutine. Stats reports spans ended,
+// exported, dropped and pending, and metric export failures; Shutdown
+// abandons exports still in flight when its time is up and reports the
+// drops in its error.
+//
+// # Emitted telemetry
+//
+// The package creates no instruments of its own. Every span and metric
+// carries the resource: service.name, service.version, the
+// OTEL_RESOURCE_ATTRIBUTES, host.name, host.arch, os.type, os.description,
+// process.pid, process.executable.name, process.runtime.name,
+// process.runtime.version, process.runtime.description and
+// telemetry.sdk.name, telemetry.sdk.language, telemetry.sdk.version.
+// Process command-line arguments are left out: they can hold credentials.
+package telemetry

@@ -1,0 +1,52 @@
+package telemetry_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ortel-dev/ortel/internal/telemetry"
+)
+
+// With no endpoint configured, Setup writes replayable OTLP/JSON files.
+func ExampleSetup() {
+	dir, err := os.MkdirTemp("", "ortel-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+
+	ctx := context.Background()
+	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "example", OutputDir: dir})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, span := tel.TracerProvider.Tracer("example").Start(ctx, "work")
+	span.End()
+	if err := tel.Shutdown(ctx); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(tel.Resolved.Mode)
+	for _, f := range tel.Files() {
+		fmt.Println(filepath.Base(f))
+	}
+	fmt.Printf("%+v\n", tel.Stats().SpansExported)
+}
+
+// Resolve shows what Setup would do, for a doctor command; header values
+// are never printed.
+func ExampleResolve() {
+	r, err := telemetry.Resolve(telemetry.Config{Endpoint: "http://collector:4317"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Mode, r.TracesEndpoint, r.Traces.Insecure)
+	fmt.Println(r.Describe()[0])
+	// Output:
+	// otlp collector:4317 true
+	// mode: otlp (OTLP over gRPC)
+}

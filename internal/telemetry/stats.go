@@ -1,0 +1,192 @@
+package telemetry
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// Stats counts what happened to the telemetry since Setup. Spans are
+// counted once each: every sampled span that ended is eventually exported
+// or dropped; until then it is pending.
+type Stats struct {
+	// SpansEnded counts sampled spans that ended and entered the pipeline.
+	SpansEnded int64
+	// SpansExported counts spans the collector accepted (or that were
+	// written to the traces file).
+	SpansExported int64
+	// SpansDropped counts spans lost: the queue was full when they ended
+	// (see SpansQueueFull), their export failed after the exporter's own
+	// retries, or, after Shutdown, they were never exported.
+	SpansDropped int64
+	// SpansQueueFull is the part of SpansDropped that met a full queue.
+	SpansQueueFull int64
+	// SpansPending are ended spans not yet exported or dropped: queued or
+	// being exported. Always 0 after Shutdown.
+	SpansPending int64
+	// MetricExports and MetricExportFailures count metric export attempts
+	// that succeeded and failed. Metrics are cumulative, so the next
+	// successful export carries what a failed one lost.
+	MetricExports, MetricExportFailures int64
+	// LastError is the most recent export error, of either signal.
+	LastError error
+}
+
+// stats holds the live counters behind Stats.
+type stats struct {
+	spansEnded, spansExported, spansFailed, spansQueueFull atomic.Int64
+	// spansInQueue counts spans handed to the batch processor that have not
+	// reached the exporter yet: the queue plus the batch being assembled.
+	spansInQueue                 atomic.Int64
+	metricExports, metricFailure atomic.Int64
+	final                        atomic.Bool // Shutdown finished: whatever is not exported is dropped
+
+	mu      sync.Mutex
+	lastErr error
+}
+
+func (s *stats) setErr(err error) {
+	s.mu.Lock()
+	s.lastErr = err
+	s.mu.Unlock()
+}
+
+func (s *stats) snapshot() Stats {
+	st := Stats{
+		SpansEnded:           s.spansEnded.Load(),
+		SpansExported:        s.spansExported.Load(),
+		SpansQueueFull:       s.spansQueueFull.Load(),
+		MetricExports:        s.metricExports.Load(),
+		MetricExportFailures: s.metricFailure.Load(),
+	}
+	if s.final.Load() {
+		st.SpansDropped = max(0, st.SpansEnded-st.SpansExported)
+	} else {
+		st.SpansDropped = s.spansFailed.Load() + st.SpansQueueFull
+		st.SpansPending = max(0, st.SpansEnded-st.SpansExported-st.SpansDropped)
+	}
+	s.mu.Lock()
+	st.LastError = s.lastErr
+	s.mu.Unlock()
+	return st
+}
+
+// queueSlack keeps room in the batch processor's queue for its ForceFlush
+// markers, so only countingProcessor ever turns spans away.
+const queueSlack = 64
+
+// countingProcessor sits in front of the SDK's batch span processor. It
+// counts ended spans and enforces the queue limit itself, dropping (and
+// counting) a span when limit spans are already waiting, so the batch
+// processor's own queue, sized limit+queueSlack, never overflows
+// uncounted. OnEnd never blocks.
+type countingProcessor struct {
+	next  sdktrace.SpanProcessor
+	stats *stats
+	limit int64
+}
+
+func (p *countingProcessor) OnStart(ctx context.Context, s sdktrace.ReadWriteSpan) {
+	p.next.OnStart(ctx, s)
+}
+
+func (p *countingProcessor) OnEnd(s sdktrace.ReadOnlySpan) {
+	if !s.SpanContext().IsSampled() {
+		return // the batch processor ignores these too
+	}
+	p.stats.spansEnded.Add(1)
+	if p.stats.spansInQueue.Add(1) > p.limit {
+		p.stats.spansInQueue.Add(-1)
+		p.stats.spansQueueFull.Add(1)
+		return
+	}
+	p.next.OnEnd(s)
+}
+
+func (p *countingProcessor) ForceFlush(ctx context.Context) error { return p.next.ForceFlush(ctx) }
+
+func (p *countingProcessor) Shutdown(ctx context.Context) error { return p.next.Shutdown(ctx) }
+
+// countingSpanExporter counts what the exporter accepts and loses, and
+// abandons in-flight exports when Shutdown runs out of time (abort).
+type countingSpanExporter struct {
+	next  sdktrace.SpanExporter
+	stats *stats
+	abort context.Context
+	done  chan struct{} // closed when Shutdown has finished
+	once  sync.Once
+}
+
+func (e *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	n := int64(len(spans))
+	e.stats.spansInQueue.Add(-n)
+	if e.abort.Err() != nil {
+		// Shutdown ran out of time: what the batch processor still drains
+		// is dropped without a try, and without an error each, which the
+		// SDK would report (log) once per batch.
+		e.stats.spansFailed.Add(n)
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(e.abort, cancel)
+	defer stop()
+	if err := e.next.ExportSpans(ctx, spans); err != nil {
+		e.stats.spansFailed.Add(n)
+		e.stats.setErr(err)
+		if e.abort.Err() != nil {
+			return nil // abandoned by Shutdown, which reports the drops
+		}
+		return err
+	}
+	e.stats.spansExported.Add(n)
+	return nil
+}
+
+func (e *countingSpanExporter) Shutdown(ctx context.Context) error {
+	defer e.once.Do(func() { close(e.done) })
+	return e.next.Shutdown(ctx)
+}
+
+// countingMetricExporter counts metric exports and failures, and abandons
+// an in-flight export when Shutdown runs out of time.
+type countingMetricExporter struct {
+	next  sdkmetric.Exporter
+	stats *stats
+	abort context.Context
+	done  chan struct{} // closed when Shutdown has finished
+	once  sync.Once
+}
+
+func (e *countingMetricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
+	return e.next.Temporality(k)
+}
+
+func (e *countingMetricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+	return e.next.Aggregation(k)
+}
+
+func (e *countingMetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(e.abort, cancel)
+	defer stop()
+	if err := e.next.Export(ctx, rm); err != nil {
+		e.stats.metricFailure.Add(1)
+		e.stats.setErr(err)
+		return err
+	}
+	e.stats.metricExports.Add(1)
+	return nil
+}
+
+func (e *countingMetricExporter) ForceFlush(ctx context.Context) error { return e.next.ForceFlush(ctx) }
+
+func (e *countingMetricExporter) Shutdown(ctx context.Context) error {
+	defer e.once.Do(func() { close(e.done) })
+	return e.next.Shutdown(ctx)
+}
