@@ -34,13 +34,10 @@ type core struct {
 	profOpts    []trace.SpanStartOption
 	recOK       []metric.RecordOption
 	recProfiled []metric.RecordOption
-	observeOpt  metric.MeasurementOption
 
 	batchOpts sync.Map // int64 -> *[2][]trace.SpanStartOption (plain, profiled)
 
-	runs   atomic.Int64
-	active atomic.Int64
-	reg    metric.Registration
+	counts *runCell // shared with sessions of the same attributes
 
 	nodeMu    sync.Mutex
 	nodeAttrs map[[2]string]metric.MeasurementOption
@@ -75,16 +72,7 @@ func newCore(modelPath string, opts []Option) (*core, error) {
 	c.startOpts, c.profOpts = c.buildStartOpts(-1)
 	c.recOK = []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(c.baseAttrs, attribute.Bool(attrRunProfiled, false))...))}
 	c.recProfiled = []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(c.baseAttrs, attribute.Bool(attrRunProfiled, true))...))}
-	c.observeOpt = metric.WithAttributeSet(attribute.NewSet(c.baseAttrs...))
-
-	c.reg, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		o.ObserveInt64(c.inst.runs, c.runs.Load(), c.observeOpt)
-		o.ObserveInt64(c.inst.active, c.active.Load(), c.observeOpt)
-		return nil
-	}, c.inst.runs, c.inst.active)
-	if err != nil {
-		otel.Handle(fmt.Errorf("ortel: registering run callbacks: %w", err))
-	}
+	c.counts = cellFor(cfg.meterProvider, meter, attribute.NewSet(c.baseAttrs...))
 	return c, nil
 }
 
@@ -130,8 +118,8 @@ func (c *core) optsForBatch(batch int64, profiled bool) []trace.SpanStartOption 
 
 // begin opens the run span. The caller must call end.
 func (c *core) begin(ctx context.Context, batch int64, profiled bool) (context.Context, trace.Span) {
-	c.runs.Add(1)
-	c.active.Add(1)
+	c.counts.runs.Add(1)
+	c.counts.active.Add(1)
 	return c.tracer.Start(ctx, c.spanName, c.optsForBatch(batch, profiled)...)
 }
 
@@ -146,7 +134,7 @@ func (c *core) end(ctx context.Context, span trace.Span, start, end time.Time, e
 		c.inst.runDuration.Record(ctx, d, c.recOK...)
 	}
 	span.End()
-	c.active.Add(-1)
+	c.counts.active.Add(-1)
 }
 
 // fail marks the span and counts the error. Errors are rare, so this path may
@@ -175,15 +163,6 @@ func (c *core) recordCreation(ctx context.Context, start, end time.Time, err err
 	}
 	span.End(trace.WithTimestamp(end))
 	c.inst.sessionCreation.Record(ctx, end.Sub(start).Seconds(), metric.WithAttributes(attrs...))
-}
-
-// shutdown unregisters the callback; the session's counters stop reporting.
-func (c *core) shutdown() {
-	if c.reg != nil {
-		if err := c.reg.Unregister(); err != nil {
-			otel.Handle(err)
-		}
-	}
 }
 
 // ErrClosed is returned by Run after Close.

@@ -30,6 +30,17 @@
 // separate profiling pass). ImportProfile turns a profile written by any ORT
 // program into the same spans.
 //
+// # LLM generation
+//
+// Generations records generations of a decoder under the OpenTelemetry
+// GenAI conventions: Start opens a generation and its prefill span, the
+// first Token ends the prefill (the time to first token) and opens the
+// decode span, End records the time per output token (upstream's
+// definition: first to last token over the tokens after the first), the
+// token counts, tokens per second and the KV-cache size (KVCacheBytes sums
+// a decoder's present.* outputs). The gen_ai histograms carry the upstream
+// recommended bucket boundaries.
+//
 // # Telemetry
 //
 // Spans:
@@ -44,6 +55,10 @@
 //	                                   .node.threads.count, .node.threads.sub_runs,
 //	                                   .node.threads.main_run_ratio, .node.threads.imbalance
 //	{stage name}             internal  ortel.stage.name, ortel.pipeline.name, error.type (on failure)
+//	text_completion {model}  internal  gen_ai.operation.name, gen_ai.provider.name, gen_ai.request.model,
+//	                                   gen_ai.usage.input_tokens, gen_ai.usage.output_tokens,
+//	                                   ortel.generation.kv_cache.size, error.type (on failure)
+//	prefill, decode          internal  (children of a generation; its runs nest under them)
 //
 // Metrics:
 //
@@ -55,6 +70,11 @@
 //	onnxruntime.session.creation.duration  Float64Histogram            s        onnxruntime.model.name, error.type
 //	onnxruntime.node.duration              Float64Histogram            s        onnxruntime.model.name, onnxruntime.node.op_type, onnxruntime.execution_provider
 //	ortel.stage.duration                   Float64Histogram            s        ortel.stage.name, ortel.pipeline.name, error.type
+//	gen_ai.server.time_to_first_token      Float64Histogram            s        gen_ai.operation.name, gen_ai.provider.name, gen_ai.request.model
+//	gen_ai.server.time_per_output_token    Float64Histogram            s        gen_ai.operation.name, gen_ai.provider.name, gen_ai.request.model
+//	ortel.generation.tokens                Int64Histogram              {token}  onnxruntime.model.name, gen_ai.token.type
+//	ortel.generation.throughput            Float64Histogram            {token}/s onnxruntime.model.name
+//	ortel.generation.kv_cache.size         Int64Histogram              By       onnxruntime.model.name
 //
 // Attributes given with WithAttributes go on all of them. Node names, shapes
 // and session ids stay on spans: they would multiply metric series.

@@ -353,7 +353,6 @@ func ImportProfile(ctx context.Context, r io.Reader, origin time.Time, opts ...O
 	if err != nil {
 		return ImportStats{}, err
 	}
-	defer c.shutdown()
 	var st ImportStats
 	var g grouper
 	rd := profile.NewReader(r)

@@ -74,7 +74,6 @@ func newDynamic(ctx context.Context, m model, inputNames, outputNames []string,
 	sess, err := create(sessOpts)
 	c.recordCreation(ctx, start, time.Now(), err)
 	if err != nil {
-		c.shutdown()
 		return nil, fmt.Errorf("create session for model %s: %w", m, err)
 	}
 	s := &DynamicSession{core: c, sess: sess}
@@ -146,7 +145,6 @@ func (s *DynamicSession) Close(ctx context.Context) error {
 		errs = append(errs, s.prof.close(ctx))
 	}
 	errs = append(errs, s.sess.Destroy())
-	s.shutdown()
 	return errors.Join(errs...)
 }
 
@@ -189,7 +187,6 @@ func newAdvanced(ctx context.Context, m model, inputNames, outputNames []string,
 	sess, err := create(sessOpts)
 	c.recordCreation(ctx, start, time.Now(), err)
 	if err != nil {
-		c.shutdown()
 		return nil, fmt.Errorf("create session for model %s: %w", m, err)
 	}
 	s := &AdvancedSession{core: c, sess: sess, batch: batchOfValues(inputs)}
@@ -253,7 +250,6 @@ func (s *AdvancedSession) Close(ctx context.Context) error {
 		errs = append(errs, s.prof.close(ctx))
 	}
 	errs = append(errs, s.sess.Destroy())
-	s.shutdown()
 	return errors.Join(errs...)
 }
 

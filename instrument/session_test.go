@@ -254,3 +254,31 @@ func TestErrorType(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCountersOutliveSessions: the runs counter is monotonic per model
+// across sessions, and keeps the last counts after Close.
+func TestRunCountersOutliveSessions(t *testing.T) {
+	p := newProviders(t)
+	for i, runs := range []int{3, 2} {
+		s, in, out := chainSession(t, p, 1, 4, WithModelName("counted"))
+		for j := 0; j < runs; j++ {
+			if err := s.Run(context.Background(), in, out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		rm := p.collect(t)
+		want := int64(3)
+		if i == 1 {
+			want = 5
+		}
+		if n := int64Sum(t, rm, "onnxruntime.runs"); n != want {
+			t.Errorf("after session %d closed: runs = %d, want %d", i+1, n, want)
+		}
+		if n := int64Sum(t, rm, "onnxruntime.run.active"); n != 0 {
+			t.Errorf("active = %d after Close", n)
+		}
+	}
+}

@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	// Collectors and SDK exporters compress with gzip by default.
+	_ "google.golang.org/grpc/encoding/gzip"
 )
 
 // DefaultAddress is where Start listens unless WithAddress says otherwise:
