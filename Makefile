@@ -8,7 +8,7 @@ export ORTEL_CACHE_DIR
 BIN := $(CURDIR)/bin
 DEMO_OUT ?= $(CURDIR)/out/demo
 
-.PHONY: all setup build demo test vet fmt-check generate-check bench fuzz clean
+.PHONY: all setup build demo test vet fmt-check bench fuzz clean collector validate-collector e2e
 
 all: build
 
@@ -22,7 +22,8 @@ build:
 
 ## demo: profile the PaddleOCR detection model and print the report
 demo: setup build
-	$(BIN)/ortel bench --out $(DEMO_OUT) --shape x=1,3,640,640 paddleocr-det
+	@rm -rf $(DEMO_OUT)
+	$(BIN)/ortel bench --out $(DEMO_OUT) paddleocr-det
 
 ## test: vet, check formatting and generated files, run every test with -race
 test: setup vet fmt-check
@@ -38,6 +39,18 @@ fmt-check:
 ## bench: the performance budgets of DESIGN.md, each against its peer
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/...
+
+## collector: build the local OpenTelemetry Collector from otelcol-config/ (cached)
+collector:
+	@scripts/build-collector.sh
+
+## validate-collector: otelcol validate on otelcol-config/collector.yaml
+validate-collector: collector
+	$$(scripts/build-collector.sh 2>/dev/null) validate --config otelcol-config/collector.yaml
+
+## e2e: end-to-end test through a real collector and Prometheus (logs in out/e2e/)
+e2e: setup build collector
+	@scripts/e2e.sh
 
 clean:
 	rm -rf $(BIN) out

@@ -1,0 +1,33 @@
+// Package e2e is ortel's end-to-end test: it runs a real OpenTelemetry
+// Collector (built from otelcol-config/builder-config.yaml) and Debian's
+// Prometheus on free loopback ports, runs `ortel bench` on a real model with
+// OTLP export to the collector, and checks what came out the other side: the
+// series Prometheus scraped from the collector and the spans the collector
+// exported.
+//
+// The test itself is behind the e2e build tag:
+//
+//	scripts/e2e.sh                      (or make e2e)
+//	go test -tags e2e -count=1 -v ./internal/e2e/
+//
+// Steps, each with its own time limit: build the collector (cached), install
+// Prometheus if missing, start an in-process OTLP receiver standing in for
+// Jaeger and a second one for the test, start the collector with
+// collector.yaml plus a generated overlay that routes a second OTLP exporter
+// of the traces pipeline to the test's receiver, start Prometheus with
+// otelcol-config/prometheus.yml pointed at the collector and a 1s scrape
+// interval, run the workload, query Prometheus, check the span tree, tear
+// everything down. Logs and generated configs stay in out/e2e/ and are
+// printed when the test fails.
+//
+// Environment:
+//
+//	ORTEL_E2E_CMD             workload command line (run by bash) instead of bin/ortel bench
+//	ORTEL_E2E_RUNS            unprofiled runs the workload records (default 31: 1 cold + 30 measured)
+//	ORTEL_E2E_PROFILED_RUNS   profiled runs the workload records (default 3)
+//	ORTEL_E2E_OUT             log folder (default <repo>/out/e2e)
+//
+// The package's non-test code is the harness (processes, ports, the
+// Prometheus HTTP API, generated configs, span-tree checks, the expected
+// metrics); it is unit-tested without the tag. It emits no telemetry.
+package e2e
