@@ -482,11 +482,8 @@ var instrumentTests = []struct {
 		if err != nil {
 			return err
 		}
-		_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-			o.ObserveInt64(i, 1)
-			return nil
-		}, i)
-		return err
+		i.Add(ctx, 1)
+		return nil
 	}},
 	{semconv.OrtelLoadQueueWaitName, func(ctx context.Context, m metric.Meter) error {
 		i, err := semconv.NewOrtelLoadQueueWait(m)

@@ -1492,12 +1492,13 @@ func NewOrtelJitterTailRatio(m metric.Meter, opts ...metric.Float64GaugeOption) 
 // Metric ortel.load.queue.depth: Number of requests that have arrived and wait
 // for a worker.
 //
-// Instrument updowncounter (metric.Int64ObservableUpDownCounter), unit
-// "{request}", value int, ortel-defined, emitted by internal/bench, on by
-// default.
+// Instrument updowncounter (metric.Int64UpDownCounter), unit "{request}",
+// value int, ortel-defined, emitted by internal/bench, on by default.
 //
-// Observed from the load generator's queue in the server and offline
-// scenarios.
+// The load generator's queue in the server and offline scenarios: plus one
+// when a request arrives, minus one when a worker takes it. A synchronous
+// instrument, so its last value survives the end of the phase without a
+// callback outliving it.
 //
 // Attributes:
 //   - onnxruntime.model.name (required)
@@ -1512,10 +1513,10 @@ const (
 )
 
 // NewOrtelLoadQueueDepth creates the ortel.load.queue.depth instrument
-// (Int64ObservableUpDownCounter) on m. The name, unit, description are applied
-// before opts, so opts may override them.
-func NewOrtelLoadQueueDepth(m metric.Meter, opts ...metric.Int64ObservableUpDownCounterOption) (metric.Int64ObservableUpDownCounter, error) {
-	return m.Int64ObservableUpDownCounter(OrtelLoadQueueDepthName, append([]metric.Int64ObservableUpDownCounterOption{
+// (Int64UpDownCounter) on m. The name, unit, description are applied before
+// opts, so opts may override them.
+func NewOrtelLoadQueueDepth(m metric.Meter, opts ...metric.Int64UpDownCounterOption) (metric.Int64UpDownCounter, error) {
+	return m.Int64UpDownCounter(OrtelLoadQueueDepthName, append([]metric.Int64UpDownCounterOption{
 		metric.WithUnit(OrtelLoadQueueDepthUnit),
 		metric.WithDescription(OrtelLoadQueueDepthDescription),
 	}, opts...)...)
@@ -2935,7 +2936,7 @@ var Metrics = []Metric{
 	{Name: OrtelJitterOutliersName, Instrument: "counter", Kind: "Int64Counter", Unit: OrtelJitterOutliersUnit, ValueType: "int", Brief: OrtelJitterOutliersDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario"}},
 	{Name: OrtelJitterStddevName, Instrument: "gauge", Kind: "Float64Gauge", Unit: OrtelJitterStddevUnit, ValueType: "double", Brief: OrtelJitterStddevDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario"}},
 	{Name: OrtelJitterTailRatioName, Instrument: "gauge", Kind: "Float64Gauge", Unit: OrtelJitterTailRatioUnit, ValueType: "double", Brief: OrtelJitterTailRatioDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario"}},
-	{Name: OrtelLoadQueueDepthName, Instrument: "updowncounter", Kind: "Int64ObservableUpDownCounter", Unit: OrtelLoadQueueDepthUnit, ValueType: "int", Brief: OrtelLoadQueueDepthDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario"}},
+	{Name: OrtelLoadQueueDepthName, Instrument: "updowncounter", Kind: "Int64UpDownCounter", Unit: OrtelLoadQueueDepthUnit, ValueType: "int", Brief: OrtelLoadQueueDepthDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario"}},
 	{Name: OrtelLoadQueueWaitName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OrtelLoadQueueWaitUnit, ValueType: "double", Brief: OrtelLoadQueueWaitDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario"}, Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30, 60}},
 	{Name: OrtelLoadRequestDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OrtelLoadRequestDurationUnit, ValueType: "double", Brief: OrtelLoadRequestDurationDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario", "error.type"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario"}, Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30, 60}},
 	{Name: OrtelLoadThroughputName, Instrument: "gauge", Kind: "Float64Gauge", Unit: OrtelLoadThroughputUnit, ValueType: "double", Brief: OrtelLoadThroughputDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario"}},

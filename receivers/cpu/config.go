@@ -1,0 +1,103 @@
+package cpu
+
+import (
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ortel-dev/ortel/receivers/internal/procfs"
+	"github.com/ortel-dev/ortel/semconv"
+)
+
+// metricNames lists every metric the receiver can emit.
+var metricNames = []string{
+	semconv.SystemCPUTimeName,
+	semconv.SystemCPUUtilizationName,
+	semconv.SystemCPUFrequencyName,
+	semconv.SystemCPULogicalCountName,
+	semconv.OrtelSystemContextSwitchesName,
+	semconv.OrtelSystemInterruptsName,
+	semconv.OrtelSystemLoadAverageName,
+}
+
+// config holds what the options set: defaults first, then the environment,
+// then the options.
+type config struct {
+	meterProvider metric.MeterProvider
+	root          string
+	rootSet       bool
+	all           bool
+	overrides     map[string]bool
+	perCPU        bool
+}
+
+func newConfig(opts []Option) config {
+	c := config{meterProvider: otel.GetMeterProvider(), perCPU: true}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	if !c.rootSet {
+		root, err := procfs.RootFromEnv()
+		if err != nil {
+			otel.Handle(err)
+		}
+		c.root = root
+	}
+	return c
+}
+
+// Option configures the receiver.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithMeterProvider sets the MeterProvider the receiver's instruments are
+// created with. Default: the global provider (otel.GetMeterProvider).
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return optionFunc(func(c *config) {
+		if mp != nil {
+			c.meterProvider = mp
+		}
+	})
+}
+
+// WithRoot reads /proc and /sys under root instead of "/" (a fixture tree
+// in tests, or the host's file system mounted into a container). It
+// overrides the ORTEL_HOST_ROOT environment variable. Default: "/". It is
+// ignored where the receiver reads through gopsutil (not Linux).
+func WithRoot(root string) Option {
+	return optionFunc(func(c *config) {
+		if root != "" {
+			c.root, c.rootSet = root, true
+		}
+	})
+}
+
+// WithMetric turns the metric called name on or off. Default: on or off as
+// the Default column of docs/metrics.md says (system.cpu.frequency and
+// ortel.system.interrupts are off). New fails on a name the receiver does
+// not emit.
+func WithMetric(name string, on bool) Option {
+	return optionFunc(func(c *config) {
+		if c.overrides == nil {
+			c.overrides = map[string]bool{}
+		}
+		c.overrides[name] = on
+	})
+}
+
+// WithAllMetrics turns on every metric the receiver can emit, before any
+// WithMetric applies.
+func WithAllMetrics() Option {
+	return optionFunc(func(c *config) { c.all = true })
+}
+
+// WithPerCPU reports system.cpu.time and system.cpu.utilization per logical
+// CPU (cpu.logical_number, 7 modes each: 7 × CPUs series per metric) when
+// true, or for all CPUs together (7 series, from the "cpu" line of
+// /proc/stat) when false, for machines with many CPUs. Default: true.
+// system.cpu.frequency stays per CPU.
+func WithPerCPU(perCPU bool) Option {
+	return optionFunc(func(c *config) { c.perCPU = perCPU })
+}

@@ -1,0 +1,89 @@
+package nvml
+
+import (
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Option configures a Receiver.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// DefaultTimeout is how long a collection waits for one GPU's readings.
+const DefaultTimeout = 250 * time.Millisecond
+
+type config struct {
+	meterProvider metric.MeterProvider
+	pids          []int
+	timeout       time.Duration
+	all           bool
+	overrides     map[string]bool
+	platform      platformConfig // the NVML library, where there is one
+
+	// Seams for tests: afterRead, when set, is called each time a GPU's
+	// reading goroutine finishes, even after its collection gave up on it,
+	// so tests wait on it instead of sleeping; now is the clock samples
+	// are stamped with (it paces the PCIe throughput integration).
+	afterRead func(index int)
+	now       func() time.Time
+}
+
+func newConfig(opts []Option) config {
+	c := config{meterProvider: otel.GetMeterProvider(), timeout: DefaultTimeout, now: time.Now}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	return c
+}
+
+// WithMeterProvider sets the MeterProvider the receiver creates its
+// instruments with. The default is the global one, otel.GetMeterProvider().
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return optionFunc(func(c *config) {
+		if mp != nil {
+			c.meterProvider = mp
+		}
+	})
+}
+
+// WithPIDs sets the processes whose GPU memory and utilization are
+// reported (nvidia.gpu.process.*). The default is the calling process.
+func WithPIDs(pids ...int) Option {
+	return optionFunc(func(c *config) { c.pids = append([]int(nil), pids...) })
+}
+
+// WithTimeout sets how long a collection waits for one GPU's readings
+// before it reports the GPU degraded and goes on without them. The
+// default is DefaultTimeout (250 ms); a collection's own context deadline
+// shortens it. Values of zero or less keep the default.
+func WithTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d > 0 {
+			c.timeout = d
+		}
+	})
+}
+
+// WithMetric turns the metric called name on or off, and with it the NVML
+// calls behind it. Default: on or off as the Default column of
+// docs/metrics.md says (all of this receiver's metrics are on). New fails
+// on a name the receiver does not emit.
+func WithMetric(name string, on bool) Option {
+	return optionFunc(func(c *config) {
+		if c.overrides == nil {
+			c.overrides = map[string]bool{}
+		}
+		c.overrides[name] = on
+	})
+}
+
+// WithAllMetrics turns on every metric the receiver can emit, before any
+// WithMetric applies.
+func WithAllMetrics() Option {
+	return optionFunc(func(c *config) { c.all = true })
+}

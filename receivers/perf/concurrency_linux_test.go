@@ -1,0 +1,54 @@
+package perf
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+)
+
+func TestCollectAndSnapshotConcurrentSafe(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	r, err := New(provider(reader), WithAllMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Shutdown(context.Background())
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 50 {
+				if _, err := r.Snapshot(); err != nil {
+					t.Error(err)
+				}
+				var rm metricdata.ResourceMetrics
+				if err := reader.Collect(context.Background(), &rm); err != nil {
+					t.Error(err)
+				}
+				_ = r.Parts()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkCollect measures one collection of this process's events
+// (the software events here; the hardware counters too on a machine with
+// a PMU).
+func BenchmarkCollect(b *testing.B) {
+	reader := sdkmetric.NewManualReader()
+	r, err := New(provider(reader), WithAllMetrics())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Shutdown(context.Background())
+	var rm metricdata.ResourceMetrics
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package process
+
+import (
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ortel-dev/ortel/receivers/internal/procfs"
+	"github.com/ortel-dev/ortel/semconv"
+)
+
+// metricNames lists every metric the receiver can emit.
+var metricNames = []string{
+	semconv.ProcessCPUTimeName,
+	semconv.ProcessCPUUtilizationName,
+	semconv.ProcessMemoryUsageName,
+	semconv.ProcessMemoryVirtualName,
+	semconv.ProcessThreadCountName,
+	semconv.ProcessContextSwitchesName,
+	semconv.ProcessPagingFaultsName,
+	semconv.ProcessUnixFileDescriptorCountName,
+	semconv.ProcessDiskIOName,
+}
+
+// config holds what the options set: defaults first, then the environment,
+// then the options.
+type config struct {
+	meterProvider metric.MeterProvider
+	root          string
+	rootSet       bool
+	pids          []int
+	all           bool
+	overrides     map[string]bool
+
+	// For tests: how files are opened (to inject EACCES) and the clock.
+	open procfs.OpenFunc
+	now  func() time.Time
+}
+
+func newConfig(opts []Option) config {
+	c := config{meterProvider: otel.GetMeterProvider(), now: time.Now}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	if !c.rootSet {
+		root, err := procfs.RootFromEnv()
+		if err != nil {
+			otel.Handle(err)
+		}
+		c.root = root
+	}
+	return c
+}
+
+// Option configures the receiver.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithMeterProvider sets the MeterProvider the receiver's instruments are
+// created with. Default: the global provider (otel.GetMeterProvider).
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return optionFunc(func(c *config) {
+		if mp != nil {
+			c.meterProvider = mp
+		}
+	})
+}
+
+// WithRoot reads /proc under root instead of "/" (a fixture tree in tests,
+// or the host's file system mounted into a container; PIDs are then those
+// of that /proc). It overrides the ORTEL_HOST_ROOT environment variable.
+// Default: "/". It is ignored where the receiver reads through gopsutil
+// (not Linux).
+func WithRoot(root string) Option {
+	return optionFunc(func(c *config) {
+		if root != "" {
+			c.root, c.rootSet = root, true
+		}
+	})
+}
+
+// WithPIDs watches the processes with these ids. Default: this process (the
+// process root/proc/self names). Repeated ids are watched once.
+func WithPIDs(pids ...int) Option {
+	return optionFunc(func(c *config) { c.pids = append(c.pids, pids...) })
+}
+
+// WithMetric turns the metric called name on or off. Default: on or off as
+// the Default column of docs/metrics.md says (process.disk.io and
+// process.unix.file_descriptor.count are off). New fails on a name the
+// receiver does not emit.
+func WithMetric(name string, on bool) Option {
+	return optionFunc(func(c *config) {
+		if c.overrides == nil {
+			c.overrides = map[string]bool{}
+		}
+		c.overrides[name] = on
+	})
+}
+
+// WithAllMetrics turns on every metric the receiver can emit, before any
+// WithMetric applies.
+func WithAllMetrics() Option {
+	return optionFunc(func(c *config) { c.all = true })
+}
+
+// withOpener opens /proc files with open: tests inject EACCES with it.
+func withOpener(open procfs.OpenFunc) Option {
+	return optionFunc(func(c *config) { c.open = open })
+}
+
+// withClock reads the time from now: tests make intervals exact with it.
+func withClock(now func() time.Time) Option {
+	return optionFunc(func(c *config) { c.now = now })
+}

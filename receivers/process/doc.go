@@ -1,0 +1,89 @@
+// Package process is ortel's process receiver: it reports the CPU time and
+// utilization, memory, threads, context switches, page faults, open file
+// descriptors and disk I/O of a set of processes (by default this one) as
+// OpenTelemetry asynchronous instruments, named by the semconv registry.
+//
+// New opens the processes and registers one callback on the MeterProvider;
+// Shutdown unregisters it and closes what it holds. Snapshot reads the same
+// processes directly, for tools that sample them themselves (ortel bench
+// takes its CPU use and peak RSS from it).
+//
+//	r, err := process.New(process.WithMeterProvider(mp), process.WithPIDs(pid))
+//
+// # Metrics
+//
+// Every point carries process.pid, so that several processes can share one
+// MeterProvider (upstream describes a process with resource attributes,
+// one resource per process; one MeterProvider has one resource).
+//
+//	| Metric                             | Instrument                   | Unit              | Attributes                                | Default |
+//	|------------------------------------|------------------------------|-------------------|-------------------------------------------|---------|
+//	| process.cpu.time                   | Float64ObservableCounter     | s                 | cpu.mode, process.pid                     | on      |
+//	| process.cpu.utilization            | Float64ObservableGauge       | 1                 | cpu.mode, process.pid                     | on      |
+//	| process.memory.usage               | Int64ObservableUpDownCounter | By                | process.pid                               | on      |
+//	| process.memory.virtual             | Int64ObservableUpDownCounter | By                | process.pid                               | on      |
+//	| process.thread.count               | Int64ObservableUpDownCounter | {thread}          | process.pid                               | on      |
+//	| process.context_switches           | Int64ObservableCounter       | {context_switch}  | process.context_switch.type, process.pid  | on      |
+//	| process.paging.faults              | Int64ObservableCounter       | {fault}           | system.paging.fault.type, process.pid     | on      |
+//	| process.unix.file_descriptor.count | Int64ObservableUpDownCounter | {file_descriptor} | process.pid                               | off     |
+//	| process.disk.io                    | Int64ObservableCounter       | By                | disk.io.direction, process.pid            | off     |
+//
+// The defaults are the registry's (docs/metrics.md); WithMetric and
+// WithAllMetrics change them. A metric that is off is not read: with disk
+// I/O and file descriptors off, /proc/PID/io and /proc/PID/fd are not even
+// opened.
+//
+// # Where the readings come from (Linux)
+//
+//   - /proc/PID/stat (fields after the last ')', since the name may hold
+//     spaces and parentheses): process.cpu.time{user} = utime / USER_HZ,
+//     {system} = stime / USER_HZ (USER_HZ from AT_CLKTCK, 100 in practice);
+//     process.paging.faults{minor} = minflt, {major} = majflt (the
+//     process's own, not its children's); process.thread.count =
+//     num_threads; process.memory.usage = rss × page size (the "resident"
+//     of /proc/PID/statm; reading it from stat saves a file);
+//     process.memory.virtual = vsize (statm's "size" in bytes).
+//   - /proc/PID/status: process.context_switches{voluntary} =
+//     voluntary_ctxt_switches, {involuntary} = nonvoluntary_ctxt_switches;
+//     Cpus_allowed_list gives the CPUs the process may run on. The kernel
+//     gives the context switches of the process's main thread only there
+//     (so do gopsutil and the Collector's hostmetrics receiver).
+//   - process.cpu.utilization{mode} = Δ process.cpu.time{mode} / (Δ wall
+//     time × CPUs the process may run on), upstream's definition: 1 is
+//     every allowed CPU busy for the whole interval. The first collection
+//     has no interval and reports none. Without Cpus_allowed_list the CPU
+//     count is runtime.NumCPU.
+//   - /proc/PID/io: process.disk.io{read} = read_bytes, {write} =
+//     write_bytes (bytes the process made the storage layer fetch or send;
+//     page-cache hits are not counted).
+//   - /proc/PID/fd: process.unix.file_descriptor.count = its entries,
+//     counted with getdents(2) (the receiver's own open directory is one of
+//     them when it watches itself).
+//
+// This process, on the real /proc (root "/"), is read faster and more
+// completely: getrusage(2) gives its CPU times (in microseconds, not
+// ticks), page faults, peak RSS and context switches summed over all its
+// threads, and sched_getaffinity(2) its CPUs, in place of
+// /proc/self/status; /proc/self/stat is still read for memory and threads.
+//
+// The files are opened once and re-read from offset zero into reused
+// buffers, so a collection makes one system call per file and allocates
+// nothing. Every path is under the root of WithRoot or the ORTEL_HOST_ROOT
+// environment variable (default "/"); the default process is the one that
+// root's proc/self names.
+//
+// # Failures
+//
+// A process that exits is reported once ("pid N exited"); its points
+// disappear and the other processes are still read. A file that cannot be
+// read (/proc/PID/io of another user's process gives EACCES) or holds
+// something unexpected leaves out the readings it carries and is reported
+// once; the process's other readings go on. The callback returns the
+// failures joined, each when it starts and again only after recovering.
+//
+// # Other systems
+//
+// Elsewhere the receiver reads processes through gopsutil
+// (github.com/shirou/gopsutil/v4), with the readings that system offers;
+// a reading it lacks is reported once.
+package process

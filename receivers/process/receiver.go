@@ -1,0 +1,381 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ortel-dev/ortel/receivers"
+	"github.com/ortel-dev/ortel/receivers/internal/procfs"
+	"github.com/ortel-dev/ortel/semconv"
+)
+
+// source reaches processes: /proc/PID on Linux, gopsutil elsewhere.
+type source interface {
+	// self is the id of this process as the source sees it.
+	self() int
+	// watch starts watching process pid; it fails when there is no such
+	// process.
+	watch(pid int, w want) (handle, error)
+}
+
+// handle reads one watched process.
+type handle interface {
+	// read fills s with what w asks for, marking failing readings in fail
+	// from base on (each reported once). It reports whether the process
+	// has exited.
+	read(ctx context.Context, s *sample, w want, fail *procfs.Failures, base int) (exited bool)
+	close() error
+}
+
+// Receiver observes the readings of a set of processes. Create it with
+// New; it is safe for concurrent use.
+type Receiver struct {
+	mu    sync.Mutex
+	reg   metric.Registration
+	want  want
+	now   func() time.Time
+	procs []*proc
+	fail  procfs.Failures
+	down  bool
+
+	cpuTime     metric.Float64ObservableCounter
+	cpuUtil     metric.Float64ObservableGauge
+	memUsage    metric.Int64ObservableUpDownCounter
+	memVirtual  metric.Int64ObservableUpDownCounter
+	threads     metric.Int64ObservableUpDownCounter
+	fds         metric.Int64ObservableUpDownCounter
+	ctxSwitches metric.Int64ObservableCounter
+	faults      metric.Int64ObservableCounter
+	diskIO      metric.Int64ObservableCounter
+}
+
+// proc is one watched process.
+type proc struct {
+	pid    int
+	h      handle
+	base   int // its first reading number in Receiver.fail
+	exited bool
+	told   bool // its exit was reported
+	cur    sample
+
+	// Utilization baseline: CPU seconds and wall time of the previous
+	// collection.
+	prevOK               bool
+	prevUser, prevSystem float64
+	prevTime             time.Time
+
+	// Attribute options, built once.
+	pidOnly, user, system, voluntary, involuntary, major, minor, read, write []metric.ObserveOption
+}
+
+// New opens the processes to watch and registers the receiver's
+// instruments and its callback on the MeterProvider. It returns an error
+// matching receivers.ErrUnsupported, and registers nothing, when there is
+// no /proc under the root (or gopsutil cannot reach processes on this
+// system), and another error when a PID given with WithPIDs does not exist.
+func New(opts ...Option) (*Receiver, error) {
+	c := newConfig(opts)
+	sel, err := procfs.Select("process", metricNames, c.all, c.overrides)
+	if err != nil {
+		return nil, err
+	}
+	src, err := newSource(c)
+	if err != nil {
+		return nil, err
+	}
+	r := &Receiver{now: c.now, want: want{
+		stat: sel.On(semconv.ProcessMemoryUsageName) || sel.On(semconv.ProcessMemoryVirtualName) ||
+			sel.On(semconv.ProcessThreadCountName),
+		status: sel.On(semconv.ProcessContextSwitchesName) || sel.On(semconv.ProcessCPUUtilizationName),
+		io:     sel.On(semconv.ProcessDiskIOName),
+		fds:    sel.On(semconv.ProcessUnixFileDescriptorCountName),
+	}}
+	pids := c.pids
+	if len(pids) == 0 {
+		pids = []int{src.self()}
+	}
+	seen := map[int]bool{}
+	for _, pid := range pids {
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		if pid <= 0 {
+			r.closeAll()
+			return nil, fmt.Errorf("process: cannot watch pid %d: not a process id", pid)
+		}
+		h, err := src.watch(pid, r.want)
+		if err != nil {
+			r.closeAll()
+			return nil, err
+		}
+		r.procs = append(r.procs, newProc(pid, h, len(r.procs)*numFail))
+	}
+	if err := r.register(c, sel); err != nil {
+		return nil, errors.Join(err, r.closeAll())
+	}
+	return r, nil
+}
+
+func newProc(pid int, h handle, base int) *proc {
+	id := semconv.ProcessPID(pid)
+	o := func(kv ...attribute.KeyValue) []metric.ObserveOption {
+		return []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(append(kv, id)...))}
+	}
+	return &proc{
+		pid: pid, h: h, base: base,
+		pidOnly:     o(),
+		user:        o(semconv.CPUModeUser),
+		system:      o(semconv.CPUModeSystem),
+		voluntary:   o(semconv.ProcessContextSwitchTypeVoluntary),
+		involuntary: o(semconv.ProcessContextSwitchTypeInvoluntary),
+		major:       o(semconv.SystemPagingFaultTypeMajor),
+		minor:       o(semconv.SystemPagingFaultTypeMinor),
+		read:        o(semconv.DiskIODirectionRead),
+		write:       o(semconv.DiskIODirectionWrite),
+	}
+}
+
+func (r *Receiver) closeAll() error {
+	var errs []error
+	for _, p := range r.procs {
+		if !p.exited {
+			p.exited = true
+			errs = append(errs, p.h.close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (r *Receiver) register(c config, sel procfs.Selection) error {
+	m := c.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version()))
+	var (
+		insts []metric.Observable
+		errs  []error
+	)
+	add := func(inst metric.Observable, err error) {
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		insts = append(insts, inst)
+	}
+	var err error
+	if sel.On(semconv.ProcessCPUTimeName) {
+		r.cpuTime, err = semconv.NewProcessCPUTime(m)
+		add(r.cpuTime, err)
+	}
+	if sel.On(semconv.ProcessCPUUtilizationName) {
+		r.cpuUtil, err = semconv.NewProcessCPUUtilization(m)
+		add(r.cpuUtil, err)
+	}
+	if sel.On(semconv.ProcessMemoryUsageName) {
+		r.memUsage, err = semconv.NewProcessMemoryUsage(m)
+		add(r.memUsage, err)
+	}
+	if sel.On(semconv.ProcessMemoryVirtualName) {
+		r.memVirtual, err = semconv.NewProcessMemoryVirtual(m)
+		add(r.memVirtual, err)
+	}
+	if sel.On(semconv.ProcessThreadCountName) {
+		r.threads, err = semconv.NewProcessThreadCount(m)
+		add(r.threads, err)
+	}
+	if sel.On(semconv.ProcessContextSwitchesName) {
+		r.ctxSwitches, err = semconv.NewProcessContextSwitches(m)
+		add(r.ctxSwitches, err)
+	}
+	if sel.On(semconv.ProcessPagingFaultsName) {
+		r.faults, err = semconv.NewProcessPagingFaults(m)
+		add(r.faults, err)
+	}
+	if sel.On(semconv.ProcessUnixFileDescriptorCountName) {
+		r.fds, err = semconv.NewProcessUnixFileDescriptorCount(m)
+		add(r.fds, err)
+	}
+	if sel.On(semconv.ProcessDiskIOName) {
+		r.diskIO, err = semconv.NewProcessDiskIO(m)
+		add(r.diskIO, err)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("process: creating instruments: %w", errors.Join(errs...))
+	}
+	if len(insts) == 0 {
+		return nil // every metric turned off: nothing to observe
+	}
+	reg, err := m.RegisterCallback(r.collect, insts...)
+	if err != nil {
+		return fmt.Errorf("process: registering the callback: %w", err)
+	}
+	r.reg = reg
+	return nil
+}
+
+// PIDs returns the ids of the processes the receiver watches and that have
+// not exited.
+func (r *Receiver) PIDs() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []int
+	for _, p := range r.procs {
+		if !p.exited {
+			out = append(out, p.pid)
+		}
+	}
+	return slices.Clip(out)
+}
+
+// Shutdown unregisters the callback and closes the files the receiver
+// keeps open. A collection after Shutdown observes nothing. It is safe to
+// call more than once.
+func (r *Receiver) Shutdown(ctx context.Context) error {
+	r.mu.Lock()
+	if r.down {
+		r.mu.Unlock()
+		return nil
+	}
+	r.down = true // from now on the callback observes nothing
+	reg := r.reg
+	r.mu.Unlock()
+
+	// Unregister outside r.mu: the SDK holds its own lock while it runs
+	// the callback, which takes r.mu.
+	var errs []error
+	if reg != nil {
+		errs = append(errs, reg.Unregister())
+	}
+	r.mu.Lock()
+	errs = append(errs, r.closeAll())
+	r.mu.Unlock()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("process: shutdown: %w", err)
+	}
+	return nil
+}
+
+var _ receivers.Receiver = (*Receiver)(nil)
+
+// errExited is reported once for a watched process that exited.
+type errExited struct{ pid int }
+
+func (e errExited) Error() string {
+	return fmt.Sprintf("process: pid %d exited: its readings are no longer reported", e.pid)
+}
+
+// readProc reads p into p.cur, marking failures in fail, and closes p
+// when it has exited.
+func readProc(ctx context.Context, p *proc, w want, fail *procfs.Failures) bool {
+	if p.exited {
+		return false
+	}
+	if p.h.read(ctx, &p.cur, w, fail, p.base) {
+		p.exited = true
+		_ = p.h.close()
+		return false
+	}
+	return true
+}
+
+// collect is the receiver's one callback.
+func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.down {
+		return nil
+	}
+	now := r.now()
+	for _, p := range r.procs {
+		if err := ctx.Err(); err != nil {
+			r.fail.Report(err)
+			break
+		}
+		ok := readProc(ctx, p, r.want, &r.fail)
+		if p.exited {
+			if !p.told {
+				p.told = true
+				r.fail.Report(errExited{p.pid})
+			}
+			continue
+		}
+		if ok {
+			r.observe(o, p, now)
+		}
+	}
+	return r.fail.Err()
+}
+
+func (r *Receiver) observe(o metric.Observer, p *proc, now time.Time) {
+	s := &p.cur
+	if s.ok(hasTimes) {
+		if r.cpuTime != nil {
+			o.ObserveFloat64(r.cpuTime, s.user, p.user...)
+			o.ObserveFloat64(r.cpuTime, s.system, p.system...)
+		}
+		if r.cpuUtil != nil {
+			r.observeUtilization(o, p, now)
+		}
+	}
+	if s.ok(hasMemory) {
+		if r.memUsage != nil {
+			o.ObserveInt64(r.memUsage, clampInt64(s.rss), p.pidOnly...)
+		}
+		if r.memVirtual != nil {
+			o.ObserveInt64(r.memVirtual, clampInt64(s.virtual), p.pidOnly...)
+		}
+	}
+	if r.threads != nil && s.ok(hasThreads) {
+		o.ObserveInt64(r.threads, s.threads, p.pidOnly...)
+	}
+	if r.ctxSwitches != nil && s.ok(hasCtxt) {
+		o.ObserveInt64(r.ctxSwitches, clampInt64(s.voluntary), p.voluntary...)
+		o.ObserveInt64(r.ctxSwitches, clampInt64(s.involuntary), p.involuntary...)
+	}
+	if r.faults != nil && s.ok(hasFaults) {
+		o.ObserveInt64(r.faults, clampInt64(s.majflt), p.major...)
+		o.ObserveInt64(r.faults, clampInt64(s.minflt), p.minor...)
+	}
+	if r.fds != nil && s.ok(hasFDs) {
+		o.ObserveInt64(r.fds, s.fds, p.pidOnly...)
+	}
+	if r.diskIO != nil && s.ok(hasIO) {
+		o.ObserveInt64(r.diskIO, clampInt64(s.readBytes), p.read...)
+		o.ObserveInt64(r.diskIO, clampInt64(s.writeBytes), p.write...)
+	}
+}
+
+// observeUtilization observes each mode's CPU seconds gained since the
+// previous collection divided by the wall time in between and by the
+// number of CPUs the process may run on (upstream's definition). The
+// first collection has no interval and observes nothing.
+func (r *Receiver) observeUtilization(o metric.Observer, p *proc, now time.Time) {
+	s := &p.cur
+	if p.prevOK {
+		elapsed := now.Sub(p.prevTime).Seconds()
+		cpus := runtime.NumCPU()
+		if s.ok(hasCPUs) && s.cpus > 0 {
+			cpus = s.cpus
+		}
+		if elapsed <= 0 {
+			return // no time passed: keep the older baseline
+		}
+		d := elapsed * float64(cpus)
+		o.ObserveFloat64(r.cpuUtil, max(s.user-p.prevUser, 0)/d, p.user...)
+		o.ObserveFloat64(r.cpuUtil, max(s.system-p.prevSystem, 0)/d, p.system...)
+	}
+	p.prevOK, p.prevUser, p.prevSystem, p.prevTime = true, s.user, s.system, now
+}
+
+func clampInt64(v uint64) int64 {
+	if v > 1<<63-1 {
+		return 1<<63 - 1
+	}
+	return int64(v)
+}

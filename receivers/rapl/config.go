@@ -1,0 +1,83 @@
+package rapl
+
+import (
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ortel-dev/ortel/receivers/internal/procfs"
+)
+
+// Option configures a Receiver.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	meterProvider metric.MeterProvider
+	root          string
+	rootErr       error // a bad ORTEL_HOST_ROOT, reported once by New
+	all           bool
+	overrides     map[string]bool
+
+	// Seams for tests: opening a file (tests run as root, where file modes
+	// alone never refuse a read, so EACCES is injected here) and the clock.
+	open opener
+	now  func() time.Time
+}
+
+func newConfig(opts []Option) config {
+	c := config{
+		meterProvider: otel.GetMeterProvider(),
+		now:           time.Now,
+	}
+	c.root, c.rootErr = procfs.RootFromEnv()
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	return c
+}
+
+// WithMeterProvider sets the MeterProvider the receiver creates its
+// instruments with. The default is the global one, otel.GetMeterProvider().
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return optionFunc(func(c *config) {
+		if mp != nil {
+			c.meterProvider = mp
+		}
+	})
+}
+
+// WithRoot sets the folder that holds the sys tree to read: the receiver
+// reads root/sys/class/powercap. The default is "/", or the value of the
+// ORTEL_HOST_ROOT environment variable (for an agent in a container with
+// the host's file system mounted elsewhere); WithRoot overrides both.
+// Tests pass fixture trees under testdata/.
+func WithRoot(root string) Option {
+	return optionFunc(func(c *config) {
+		if root != "" {
+			c.root, c.rootErr = root, nil
+		}
+	})
+}
+
+// WithMetric turns the metric called name on or off. Default: on or off as
+// the Default column of docs/metrics.md says (all of this receiver's
+// metrics are on). New fails on a name the receiver does not emit.
+func WithMetric(name string, on bool) Option {
+	return optionFunc(func(c *config) {
+		if c.overrides == nil {
+			c.overrides = map[string]bool{}
+		}
+		c.overrides[name] = on
+	})
+}
+
+// WithAllMetrics turns on every metric the receiver can emit, before any
+// WithMetric applies.
+func WithAllMetrics() Option {
+	return optionFunc(func(c *config) { c.all = true })
+}
