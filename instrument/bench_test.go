@@ -66,7 +66,18 @@ func (f *floor) once(ctx context.Context) {
 // case for relative overhead.
 func tinySession(b *testing.B, tp trace.TracerProvider, mp metric.MeterProvider) (*DynamicSession, []ort.Value, []ort.Value) {
 	path := chainModel(b, 1, 4)
-	s, err := NewDynamicSession(context.Background(), path, []string{"x"}, []string{"y"}, nil,
+	// One intra-op thread: a tiny model gains nothing from a thread pool,
+	// and a pool's spinning threads would compete with the span exporter
+	// for the two cores, charging the instrumentation for ORT's spinning.
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer so.Destroy()
+	if err := so.SetIntraOpNumThreads(1); err != nil {
+		b.Fatal(err)
+	}
+	s, err := NewDynamicSession(context.Background(), path, []string{"x"}, []string{"y"}, so,
 		WithTracerProvider(tp), WithMeterProvider(mp), WithModelName("tiny"))
 	if err != nil {
 		b.Fatal(err)
@@ -83,8 +94,14 @@ func tinySession(b *testing.B, tp trace.TracerProvider, mp metric.MeterProvider)
 
 // BenchmarkRun compares, in one invocation, a bare ORT Run, an instrumented
 // Run and the SDK floor. Sub-benchmarks give ns/op and allocs/op; the
-// Overhead benchmark interleaves all three in blocks (so drift hits each
-// equally) and reports added/floor, the budget ratio (≤ 1.25).
+// overhead benchmark interleaves them in blocks (so drift hits each equally)
+// and reports added/floor, the budget ratio (≤ 1.25).
+//
+// The floor is measured where it is paid: a bare Run followed by the bare
+// span and Record (floor+bare), minus the bare Run. Measured alone, in a
+// loop that keeps the SDK's data hot in cache, the floor is about 1 µs
+// cheaper than next to a Run, which evicts it; added/isolated-floor reports
+// that stricter ratio too.
 func BenchmarkRun(b *testing.B) {
 	tp, mp := benchProviders(b)
 	s, in, out := tinySession(b, tp, mp)
@@ -119,13 +136,15 @@ func BenchmarkRun(b *testing.B) {
 			func() { bare.Run(in, out) },
 			func() { s.Run(ctx, in, out) },
 			func() { fl.once(ctx) },
+			func() { bare.Run(in, out); fl.once(ctx) },
 		})
-		added, floorNs := r[1]-r[0], r[2]
+		added, floorNs := r[1]-r[0], r[3]-r[0]
 		b.ReportMetric(r[0], "bare-ns")
 		b.ReportMetric(r[1], "instr-ns")
 		b.ReportMetric(floorNs, "floor-ns")
 		b.ReportMetric(added, "added-ns")
 		b.ReportMetric(added/floorNs, "added/floor")
+		b.ReportMetric(added/r[2], "added/isolated-floor")
 		aBare := testing.AllocsPerRun(200, func() { bare.Run(in, out) })
 		aInstr := testing.AllocsPerRun(200, func() { s.Run(ctx, in, out) })
 		aFloor := testing.AllocsPerRun(200, func() { fl.once(ctx) })
@@ -171,11 +190,17 @@ func BenchmarkStages(b *testing.B) {
 		}
 	})
 	b.Run("overhead", func(b *testing.B) {
-		r := interleave(b, []func(){func() { bare.Run(in, out) }, staged, floor4})
-		added := r[1] - r[0]
+		r := interleave(b, []func(){
+			func() { bare.Run(in, out) },
+			staged,
+			floor4,
+			func() { bare.Run(in, out); floor4() },
+		})
+		added, floorNs := r[1]-r[0], r[3]-r[0]
 		b.ReportMetric(added, "added-ns")
-		b.ReportMetric(r[2], "floor-ns")
-		b.ReportMetric(added/r[2], "added/floor")
+		b.ReportMetric(floorNs, "floor-ns")
+		b.ReportMetric(added/floorNs, "added/floor")
+		b.ReportMetric(added/r[2], "added/isolated-floor")
 		aBare := testing.AllocsPerRun(200, func() { bare.Run(in, out) })
 		aStaged := testing.AllocsPerRun(200, staged)
 		aFloor := testing.AllocsPerRun(200, floor4)

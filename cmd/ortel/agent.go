@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ortel-dev/ortel/internal/hardware"
+	"github.com/ortel-dev/ortel/internal/telemetry"
+)
+
+const agentUsage = `Usage:
+  ortel agent [flags]
+
+Runs every available hardware receiver — cpu, memory, process, perf, rapl,
+thermal, nvml — and exports their readings as OpenTelemetry metrics over OTLP
+(or, with no OTLP endpoint, to OTLP/JSON files), until interrupted. Run it
+beside an inference process and point --pid at it for per-process readings.
+Sources that are missing here say why once and are skipped (see ortel doctor).
+
+Flags:
+  --interval D        how often readings are collected and exported (default 1s; 100ms works)
+  --pid N             a process to watch (repeatable; default: the agent itself)
+  --duration D        stop after this long (default: run until interrupted)
+  --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/agent)
+  --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
+  --quiet             no status lines on stderr
+
+Examples:
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel agent --pid 4242
+  ortel agent --interval 100ms --duration 30s
+`
+
+func agentCommand() *command {
+	return &command{
+		name:    "agent",
+		summary: "export hardware readings (CPU, memory, process, perf, RAPL, thermal, GPU) continuously",
+		usage:   agentUsage,
+		run:     runAgent,
+	}
+}
+
+func runAgent(ctx context.Context, e *env, args []string) error {
+	started := time.Now()
+	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
+	var interval, duration time.Duration
+	var pidFlags listFlag
+	var out, endpoint string
+	var quiet bool
+	fs.DurationVar(&interval, "interval", time.Second, "")
+	fs.DurationVar(&duration, "duration", 0, "")
+	fs.Var(&pidFlags, "pid", "")
+	fs.StringVar(&out, "out", "ortel-out/agent", "")
+	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
+	fs.BoolVar(&quiet, "quiet", false, "")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("agent takes no arguments, got %q", pos[0])
+	}
+	if interval < 10*time.Millisecond {
+		return usagef("--interval must be 10ms or more (got %s)", interval)
+	}
+	if duration < 0 {
+		return usagef("--duration must not be negative (got %s)", duration)
+	}
+	var pids []int
+	for _, p := range pidFlags {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 {
+			return usagef("--pid %q: want a process id, a whole number above 0", p)
+		}
+		pids = append(pids, n)
+	}
+	tel, err := telemetry.Setup(ctx, telemetry.Config{
+		ServiceName: "ortel-agent", ServiceVersion: version,
+		OutputDir: out, Endpoint: endpoint, MetricInterval: interval,
+	})
+	if err != nil {
+		return fmt.Errorf("set up telemetry: %w", err)
+	}
+	// NVML starts in the background (GPUWait 0): a slow driver does not
+	// delay the start; GPUs join the export when found.
+	set := hardware.Open(ctx, hardware.Options{MeterProvider: tel.MeterProvider, PIDs: pids})
+	startup := time.Since(started)
+	if !quiet {
+		var on, off []string
+		for _, s := range set.Statuses() {
+			if s.Available {
+				on = append(on, s.Source)
+			} else {
+				off = append(off, s.Source+" ("+s.Reason+")")
+			}
+		}
+		fmt.Fprintf(e.stderr, "ortel agent: started in %s, collecting every %s from: %s\n", startup.Round(10*time.Microsecond), interval, strings.Join(on, ", "))
+		for _, o := range off {
+			fmt.Fprintf(e.stderr, "ortel agent: not available: %s\n", o)
+		}
+		if tel.Resolved.Mode == telemetry.ModeFile {
+			fmt.Fprintf(e.stderr, "ortel agent: no OTLP endpoint set; writing %s\n", strings.Join(tel.Files(), ", "))
+		} else {
+			fmt.Fprintf(e.stderr, "ortel agent: exporting to %s\n", tel.Resolved.MetricsEndpoint)
+		}
+	}
+	if duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, duration)
+		defer cancel()
+	}
+	<-ctx.Done()
+
+	// The telemetry's final export collects once more, then the receivers stop.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	shutdownErr := tel.Shutdown(sctx)
+	set.Shutdown(sctx)
+	if !quiet {
+		st := tel.Stats()
+		fmt.Fprintf(e.stderr, "ortel agent: stopped after %s: %d metric exports (%d failed), peak RSS %s\n",
+			time.Since(started).Round(time.Millisecond), st.MetricExports, st.MetricExportFailures, peakRSS())
+	}
+	return shutdownErr
+}
+
+// peakRSS is this process's peak resident memory.
+func peakRSS() string {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.1f MB", float64(ru.Maxrss)/1024) // Linux reports KiB
+}

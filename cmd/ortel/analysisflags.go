@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ortel-dev/ortel/internal/analysis"
+	"github.com/ortel-dev/ortel/internal/report"
+)
+
+// analysisFlagsUsage documents analysisFlags for a command's usage text.
+const analysisFlagsUsage = `  --peak-flops RATE    machine peak FLOP/s, e.g. 150G (default: measured once
+                       per machine by a ~1.5 s ONNX Runtime microbenchmark, cached)
+  --peak-bw RATE       machine peak memory bandwidth in bytes/s, e.g. 20G (default: measured)
+  --remeasure-peaks    run the peak microbenchmark again (the cache keeps the highest)
+  --grid-intensity G   grid carbon intensity in gCO2e/kWh (default: ORTEL_GRID_INTENSITY,
+                       else 480, the 2023 world average from Ember's Global Electricity Review 2024)
+`
+
+// analysisFlags are the flags of the analysis (roofline peaks, carbon),
+// shared by bench and report.
+type analysisFlags struct {
+	peakFLOPs, peakBW, grid string
+	remeasure               bool
+}
+
+func (f *analysisFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.peakFLOPs, "peak-flops", "", "")
+	fs.StringVar(&f.peakBW, "peak-bw", "", "")
+	fs.StringVar(&f.grid, "grid-intensity", "", "")
+	fs.BoolVar(&f.remeasure, "remeasure-peaks", false, "")
+}
+
+// set reports whether any analysis flag was given.
+func (f *analysisFlags) set() bool {
+	return f.peakFLOPs != "" || f.peakBW != "" || f.grid != "" || f.remeasure
+}
+
+// options turns the flags into analysis options; a bad value is a usage
+// error.
+func (f *analysisFlags) options(progress io.Writer) ([]analysis.Option, error) {
+	opts := []analysis.Option{analysis.WithRemeasurePeaks(f.remeasure)}
+	if progress != nil {
+		opts = append(opts, analysis.WithProgress(progress))
+	}
+	if f.peakFLOPs != "" {
+		v, err := analysis.ParseRate(f.peakFLOPs)
+		if err != nil {
+			return nil, usagef("--peak-flops: %v", err)
+		}
+		opts = append(opts, analysis.WithPeakFLOPs(v))
+	}
+	if f.peakBW != "" {
+		v, err := analysis.ParseRate(f.peakBW)
+		if err != nil {
+			return nil, usagef("--peak-bw: %v", err)
+		}
+		opts = append(opts, analysis.WithPeakBandwidth(v))
+	}
+	if f.grid != "" {
+		v, err := analysis.ParseGridIntensity(f.grid)
+		if err != nil {
+			return nil, usagef("--grid-intensity: %v", err)
+		}
+		if v == 0 {
+			return nil, usagef("--grid-intensity: must be above 0 gCO2e/kWh")
+		}
+		opts = append(opts, analysis.WithGridIntensity(v))
+	}
+	return opts, nil
+}
+
+// analyzeReport computes rep.Analysis. Only a cancelled ctx is an error;
+// what the analysis could not do is in its notes.
+func analyzeReport(ctx context.Context, rep *report.Report, opts []analysis.Option) error {
+	a, err := analysis.Analyze(ctx, rep, opts...)
+	if err != nil {
+		return err
+	}
+	rep.Analysis = a
+	return nil
+}
+
+// analyzeAndExport is bench's analysis step, between bench.Run and the
+// telemetry shutdown: it computes rep.Analysis and exports it — the
+// "analyze <model>" span under the last profiled run (runs recorded its
+// span context) and the analysis gauges — through tel's providers, so
+// they leave with the rest of the run. A failed export is a note in the
+// report, not a failed bench.
+func analyzeAndExport(ctx context.Context, rep *report.Report, tp trace.TracerProvider, mp metric.MeterProvider, runs *analysis.RunRecorder, opts []analysis.Option) error {
+	if err := analyzeReport(ctx, rep, opts); err != nil {
+		return err
+	}
+	eopts := []analysis.Option{analysis.WithTracerProvider(tp), analysis.WithMeterProvider(mp)}
+	if runs != nil {
+		eopts = append(eopts, analysis.WithRunSpans(runs.SpanContexts()))
+	}
+	if err := analysis.Export(ctx, rep, eopts...); err != nil {
+		rep.Analysis.Notes = append(rep.Analysis.Notes, "analysis telemetry: "+err.Error())
+	}
+	return nil
+}
+
+// progressOf is where bench's progress lines go: stderr, or nowhere with
+// --quiet.
+func progressOf(quiet bool, e *env) io.Writer {
+	if quiet {
+		return nil
+	}
+	return prefixWriter{e.stderr, "ortel bench: "}
+}

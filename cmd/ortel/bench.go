@@ -1,0 +1,404 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ortel-dev/ortel/instrument/views"
+	"github.com/ortel-dev/ortel/internal/bench"
+	"github.com/ortel-dev/ortel/internal/hardware"
+	"github.com/ortel-dev/ortel/internal/models"
+	"github.com/ortel-dev/ortel/internal/ortenv"
+	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/telemetry"
+)
+
+const benchUsage = `Usage:
+  ortel bench [flags] MODEL
+
+MODEL is an .onnx file, or the name of a fetched model: ` + "{models}" + `.
+
+Loads the model, feeds it synthesized inputs matching its declared inputs,
+measures cold start and steady-state latency and throughput with every run
+traced, then profiles operators in a separate, bounded pass (latency is never
+measured with ONNX Runtime's profiler on). Prints a report, writes it as JSON
+to the output folder, and ships traces and metrics over OTLP — or, when no
+OTLP endpoint is configured, writes them as OTLP/JSON lines files
+(traces.jsonl, metrics.jsonl) that any collector can replay.
+
+Flags:
+  --runs N            measured runs, or requests of a load scenario (default 100)
+  --duration D        measure for a duration instead, e.g. 30s
+  --warmup N|auto     runs after the first, not measured (default 10); auto warms
+                      up until latency is steady (two 10-run windows whose
+                      medians differ by at most 5%)
+  --warmup-max N      most warm-up runs of --warmup auto (default 200)
+  --threads N         intra-op threads (default: ONNX Runtime's choice)
+  --inter-threads N   inter-op threads (default: ONNX Runtime's choice)
+  --batch N[,N...]    size of a dynamic first dimension (default 1); a list,
+                      e.g. 1,2,4,8,16, sweeps the sizes: latency, items/s and
+                      scaling efficiency per size, and the best size
+  --scenario S        load pattern of the measured phase (default single-stream):
+                        single-stream  one request at a time (closed loop)
+                        concurrent     --concurrency workers in a closed loop
+                        server         open-loop Poisson arrivals at --qps;
+                                       latency counts from the scheduled
+                                       arrival, so queueing is included
+                        offline        every request at once, maximum throughput
+  --concurrency N     workers (default 1 for single-stream and server, the
+                      number of CPUs for concurrent and offline)
+  --sessions M        shared (default: workers share one session) or per-worker
+  --qps R             server scenario: target arrival rate, requests/s
+  --sla D[@pP]        latency SLA, e.g. 20ms (at p99) or 20ms@p95: violations,
+                      compliance and a verdict; with --scenario server, also
+                      searches the peak rate meeting it (--qps then starts
+                      the search)
+  --trial-duration D  length of one trial of the SLA search (default 2s)
+  --sla-trials N      most trials of the SLA search (default 12)
+  --generate N        LLM generation: greedy generations of N tokens on a
+                      decoder with inputs input_ids, attention_mask and
+                      past_key_values.*; reports time to first token, time per
+                      output token, tokens/s and KV-cache bytes (each measured
+                      run is one generation)
+  --prompt-tokens N   prompt length of --generate (default 32)
+  --shape NAME=DIMS   whole shape of input NAME, e.g. x=1,3,640,640 (repeatable)
+  --value NAME=NUM    fill input NAME with the constant NUM, e.g. sr=16000 (repeatable)
+  --profile-runs N    runs of the operator-profiling pass, 0 to skip (default 10)
+  --out DIR           output folder (default ortel-out/MODEL-TIME)
+  --name NAME         model name in telemetry (default: file name)
+  --seed N            seed of the random input data (default 1)
+  --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
+  --json              print the JSON report instead of the text one
+  --quiet             no progress lines on stderr
+  --no-hardware       do not start the hardware receivers (CPU, memory, perf,
+                      RAPL, thermal, NVIDIA GPU) or sample them
+  --hw-interval D     how often the measured phase samples the hardware (default 200ms)
+
+Environment: the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT,
+_HEADERS, _INSECURE, _CERTIFICATE, _TIMEOUT, OTEL_SERVICE_NAME,
+OTEL_RESOURCE_ATTRIBUTES, ...). ONNXRUNTIME_SHARED_LIBRARY_PATH picks the
+ONNX Runtime library.
+
+Examples:
+  ortel bench paddleocr-det
+  ortel bench --runs 500 --threads 2 --shape x=1,3,960,960 det.onnx
+  ortel bench --scenario server --qps 20 --sla 50ms --shape x=1,3,320,320 paddleocr-det
+  ortel bench --scenario concurrent --concurrency 4 --sessions per-worker --threads 1 model.onnx
+  ortel bench --batch 1,2,4,8,16 --warmup auto model.onnx
+  ortel bench --generate 64 --prompt-tokens 128 decoder.onnx
+  ortel bench --shape input=1,512 --shape state=2,1,128 --value sr=16000 silero_vad.onnx
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel bench model.onnx
+`
+
+func benchCommand() *command {
+	return &command{
+		name:    "bench",
+		summary: "profile a model: cold start, latency percentiles, throughput, top operators",
+		usage:   strings.Replace(benchUsage, "{models}", strings.Join(models.Names(), ", "), 1),
+		run:     runBench,
+	}
+}
+
+type benchFlags struct {
+	runs, threads, inter, profileRuns int
+	warmupMax, concurrency, slaTrials int
+	generate, promptTokens            int
+	seed                              uint64
+	qps                               float64
+	duration, trialDuration           time.Duration
+	shapes, values                    listFlag
+	warmup, batch, scenario, sessions string
+	sla                               string
+	out, name, endpoint               string
+	json, quiet, noHardware           bool
+	hwInterval                        time.Duration
+
+	// Parsed by validate.
+	warmupN    int
+	warmupAuto bool
+	batches    []int64
+	scen       bench.Scenario
+	sessMode   bench.SessionMode
+	slaParsed  *bench.SLA
+}
+
+func (f *benchFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.runs, "runs", 100, "")
+	fs.DurationVar(&f.duration, "duration", 0, "")
+	fs.StringVar(&f.warmup, "warmup", "10", "")
+	fs.IntVar(&f.warmupMax, "warmup-max", bench.DefaultWarmupMax, "")
+	fs.IntVar(&f.threads, "threads", 0, "")
+	fs.IntVar(&f.inter, "inter-threads", 0, "")
+	fs.StringVar(&f.batch, "batch", "1", "")
+	fs.StringVar(&f.scenario, "scenario", string(bench.SingleStream), "")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "")
+	fs.StringVar(&f.sessions, "sessions", string(bench.SharedSession), "")
+	fs.Float64Var(&f.qps, "qps", 0, "")
+	fs.StringVar(&f.sla, "sla", "", "")
+	fs.DurationVar(&f.trialDuration, "trial-duration", bench.DefaultTrialDuration, "")
+	fs.IntVar(&f.slaTrials, "sla-trials", bench.DefaultMaxTrials, "")
+	fs.IntVar(&f.generate, "generate", 0, "")
+	fs.IntVar(&f.promptTokens, "prompt-tokens", bench.DefaultPromptTokens, "")
+	fs.Var(&f.shapes, "shape", "")
+	fs.Var(&f.values, "value", "")
+	fs.IntVar(&f.profileRuns, "profile-runs", 10, "")
+	fs.StringVar(&f.out, "out", "", "")
+	fs.StringVar(&f.name, "name", "", "")
+	fs.Uint64Var(&f.seed, "seed", 1, "")
+	fs.StringVar(&f.endpoint, "otlp-endpoint", "", "")
+	fs.BoolVar(&f.json, "json", false, "")
+	fs.BoolVar(&f.quiet, "quiet", false, "")
+	fs.BoolVar(&f.noHardware, "no-hardware", false, "")
+	fs.DurationVar(&f.hwInterval, "hw-interval", hardware.DefaultInterval, "")
+}
+
+func (f *benchFlags) validate() error {
+	if err := f.parseLoad(); err != nil {
+		return err
+	}
+	switch {
+	case f.runs <= 0 && f.duration <= 0:
+		return usagef("--runs must be 1 or more (got %d)", f.runs)
+	case f.duration < 0:
+		return usagef("--duration must not be negative (got %s)", f.duration)
+	case f.hwInterval < 10*time.Millisecond:
+		return usagef("--hw-interval must be 10ms or more (got %s)", f.hwInterval)
+	case f.warmupMax < 1:
+		return usagef("--warmup-max must be 1 or more (got %d)", f.warmupMax)
+	case f.concurrency < 0:
+		return usagef("--concurrency must be 1 or more (got %d)", f.concurrency)
+	case f.concurrency > 1024:
+		return usagef("--concurrency %d is too many workers (at most 1024)", f.concurrency)
+	case f.scen == bench.SingleStream && f.concurrency > 1:
+		return usagef("--concurrency %d needs --scenario concurrent, server or offline (single-stream runs one request at a time)", f.concurrency)
+	case f.sessMode == bench.PerWorkerSessions && f.scen == bench.SingleStream:
+		return usagef("--sessions per-worker needs several workers: use --scenario concurrent, server or offline")
+	case f.qps < 0:
+		return usagef("--qps must be a positive rate in requests per second (got %g)", f.qps)
+	case f.qps > 0 && f.scen != bench.Server:
+		return usagef("--qps applies to --scenario server only")
+	case f.scen == bench.Server && f.qps == 0 && f.slaParsed == nil:
+		return usagef("--scenario server needs a target rate (--qps 20) or an SLA whose peak rate it searches (--sla 50ms)")
+	case f.trialDuration <= 0:
+		return usagef("--trial-duration must be positive (got %s)", f.trialDuration)
+	case f.slaTrials < 1 || f.slaTrials > 100:
+		return usagef("--sla-trials must be from 1 to 100 (got %d)", f.slaTrials)
+	case len(f.batches) > 1 && f.scen != bench.SingleStream:
+		return usagef("--batch with several sizes measures each single-stream; drop --scenario %s", f.scen)
+	case f.generate < 0:
+		return usagef("--generate must be 0 (off) or a number of tokens (got %d)", f.generate)
+	case f.generate > 100000:
+		return usagef("--generate %d is too many tokens (at most 100000)", f.generate)
+	case f.promptTokens < 1:
+		return usagef("--prompt-tokens must be 1 or more (got %d)", f.promptTokens)
+	case f.generate > 0 && (len(f.batches) > 1 || f.batches[0] != 1):
+		return usagef("--generate runs one sequence at a time; drop --batch")
+	case f.generate > 0 && f.scen != bench.SingleStream:
+		return usagef("--generate runs single-stream; drop --scenario %s", f.scen)
+	case f.generate > 0 && f.slaParsed != nil:
+		return usagef("--sla checks request latency; with --generate read the time to first token and per output token instead")
+	case f.threads < 0:
+		return usagef("--threads must be 0 (ORT's choice) or more (got %d)", f.threads)
+	case f.inter < 0:
+		return usagef("--inter-threads must be 0 (ORT's choice) or more (got %d)", f.inter)
+	case f.profileRuns < 0:
+		return usagef("--profile-runs must be 0 (skip) or more (got %d)", f.profileRuns)
+	case f.profileRuns > 1000:
+		return usagef("--profile-runs %d is too many: the profiler keeps every event in memory (at most 1000)", f.profileRuns)
+	}
+	return nil
+}
+
+func runBench(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var f benchFlags
+	f.register(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want exactly one MODEL, got %d arguments", len(pos))
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	shapes, err := bench.ParseShapes(f.shapes)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	values, err := bench.ParseValues(f.values)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	path, known, err := models.Resolve(pos[0])
+	if err != nil {
+		return err
+	}
+	defaults := map[string][]int64{}
+	if known != nil {
+		// The catalog knows what this model needs; flags still win.
+		for name, dims := range known.Shapes {
+			s, err := bench.ParseShapes([]string{name + "=" + dims})
+			if err != nil {
+				return fmt.Errorf("catalog shape of %s: %w", known.Name, err)
+			}
+			defaults[name] = s[name]
+		}
+		for name, v := range known.Values {
+			if _, ok := values[name]; !ok {
+				values[name] = v
+			}
+		}
+	}
+	if _, err := ortenv.Init(); err != nil {
+		return err
+	}
+
+	out := f.out
+	if out == "" {
+		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		out = filepath.Join("ortel-out", base+"-"+time.Now().Format("20060102-150405"))
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("create output folder %q: %w", out, err)
+	}
+
+	tel, err := telemetry.Setup(ctx, telemetry.Config{
+		ServiceName:    "ortel",
+		ServiceVersion: version,
+		OutputDir:      out,
+		Endpoint:       f.endpoint,
+		Views:          views.FromEnv(),
+	})
+	if err != nil {
+		return fmt.Errorf("set up telemetry: %w", err)
+	}
+	for _, w := range tel.Resolved.Warnings {
+		fmt.Fprintf(e.stderr, "ortel bench: warning: %s\n", w)
+	}
+
+	// Hardware receivers export through the bench's providers, and a sampler
+	// summarizes them over the measured phase. They stop after the
+	// telemetry's final export, so their last readings are in it.
+	var hw *hardware.Set
+	if !f.noHardware {
+		hw = hardware.Open(ctx, hardware.Options{MeterProvider: tel.MeterProvider, GPUWait: 2 * time.Second})
+		defer hw.Shutdown(context.WithoutCancel(ctx))
+	}
+
+	cfg := bench.Config{
+		ModelPath: path, ModelName: f.name,
+		Shapes: shapes, DefaultShapes: defaults, Values: values, Batch: f.batches[0],
+		Runs: f.runs, Duration: f.duration, Warmup: f.warmupN,
+		WarmupAuto: f.warmupAuto, WarmupMax: f.warmupMax,
+		Scenario: f.scen, Concurrency: f.concurrency, Sessions: f.sessMode,
+		QPS: f.qps, SLA: f.slaParsed, TrialDuration: f.trialDuration, MaxTrials: f.slaTrials,
+		Generate: f.generate, PromptTokens: f.promptTokens,
+		Batches:        f.batches,
+		IntraOpThreads: f.threads, InterOpThreads: f.inter,
+		ProfileRuns: f.profileRuns, Seed: f.seed,
+		TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
+	}
+	if f.duration > 0 {
+		cfg.Runs = 0
+	}
+	if hw != nil {
+		cfg.Hardware = hardware.NewSampler(hw, f.hwInterval, 0)
+	}
+	if !f.quiet {
+		cfg.Progress = prefixWriter{e.stderr, "ortel bench: "}
+	}
+	rep, benchErr := bench.Run(ctx, cfg)
+
+	// Flush what was recorded even when the bench failed: nothing already
+	// measured is lost.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	shutdownErr := tel.Shutdown(sctx)
+	cancel()
+	if benchErr != nil {
+		return errors.Join(benchErr, shutdownErr)
+	}
+	rep.Tool = report.Tool{Name: "ortel", Version: version}
+	rep.Runtime.LibraryPath, _ = ortenv.Init()
+	st := tel.Stats()
+	rep.Telemetry = report.Telemetry{
+		Mode:          tel.Resolved.Mode,
+		Files:         tel.Files(),
+		SpansExported: st.SpansExported,
+		SpansDropped:  st.SpansDropped,
+	}
+	if tel.Resolved.Mode == "otlp" {
+		rep.Telemetry.Endpoint = tel.Resolved.TracesEndpoint
+	}
+	if shutdownErr != nil {
+		rep.Notes = append(rep.Notes, "telemetry shutdown: "+shutdownErr.Error())
+	}
+	reportPath := filepath.Join(out, "report.json")
+	if err := rep.Write(reportPath); err != nil {
+		return err
+	}
+	if f.json {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintf(e.stdout, "%s\n", b)
+		return nil
+	}
+	if err := report.WriteText(e.stdout, rep); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)
+	return nil
+}
+
+// parseLoad parses the flags that take words or lists: --warmup, --batch,
+// --scenario, --sessions, --sla.
+func (f *benchFlags) parseLoad() error {
+	if strings.EqualFold(strings.TrimSpace(f.warmup), "auto") {
+		f.warmupAuto = true
+	} else {
+		n, err := strconv.Atoi(strings.TrimSpace(f.warmup))
+		if err != nil || n < 0 {
+			return usagef("--warmup %q: want a number of runs, 0 or more, or auto", f.warmup)
+		}
+		f.warmupN = n
+	}
+	var err error
+	if f.batches, err = bench.ParseBatches(f.batch); err != nil {
+		return usagef("%v", err)
+	}
+	if f.scen, err = bench.ParseScenario(f.scenario); err != nil {
+		return usagef("%v", err)
+	}
+	if f.sessMode, err = bench.ParseSessionMode(f.sessions); err != nil {
+		return usagef("%v", err)
+	}
+	if f.sla != "" {
+		s, err := bench.ParseSLA(f.sla)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		f.slaParsed = &s
+	}
+	return nil
+}
+
+// prefixWriter prefixes each write (one progress line) with p.
+type prefixWriter struct {
+	w interface{ Write([]byte) (int, error) }
+	p string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := p.w.Write([]byte(p.p)); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
+}

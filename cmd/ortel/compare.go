@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/ortel-dev/ortel/internal/analysis"
+	"github.com/ortel-dev/ortel/internal/report"
+)
+
+const compareUsage = `Usage:
+  ortel compare [flags] A.json B.json
+
+Compares run B against run A (two report.json files from ortel bench): the
+change of each latency statistic (mean, p50, p90, p95, p99, p99.9) with a
+bootstrap confidence interval computed from both runs' raw latency samples,
+throughput and energy per inference, and the time of each op type per
+profiled run. The verdict — faster, slower, or no significant change — is
+read from one statistic: its change must be significant (the interval
+excludes 0) and at least 1%.
+
+With --fail-on-regression, the command exits with status 1 when B is slower
+by at least the threshold, so CI pipelines can gate on it.
+
+Flags:
+  --percentile P            statistic of the verdict and gate: p50 (default), p90,
+                            p95, p99, p99.9 or mean
+  --fail-on-regression T    exit 1 when B is significantly slower by at least T,
+                            e.g. 5% (or 0.05)
+  --format F                text (default), json or md
+  --resamples N             bootstrap resamples (default 2000)
+  --seed N                  seed of the bootstrap (default 1: repeatable intervals)
+
+Examples:
+  ortel compare base/report.json head/report.json
+  ortel compare --fail-on-regression 5% --percentile p99 a.json b.json
+  ortel compare --format md a.json b.json >> "$GITHUB_STEP_SUMMARY"
+`
+
+func compareCommand() *command {
+	return &command{
+		name:    "compare",
+		summary: "compare two runs: latency deltas with confidence intervals, regression gate",
+		usage:   compareUsage,
+		run:     runCompare,
+	}
+}
+
+// errRegression marks the gate's failure: exit status 1.
+var errRegression = errors.New("regression")
+
+func runCompare(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	var percentile, gate, format string
+	var resamples int
+	var seed uint64
+	fs.StringVar(&percentile, "percentile", "p50", "")
+	fs.StringVar(&gate, "fail-on-regression", "", "")
+	fs.StringVar(&format, "format", "text", "")
+	fs.IntVar(&resamples, "resamples", analysis.DefaultResamples, "")
+	fs.Uint64Var(&seed, "seed", 1, "")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("want two reports, A.json and B.json; got %d arguments", len(pos))
+	}
+	cfg := analysis.CompareConfig{Resamples: resamples, Seed: seed}
+	if cfg.Percentile, err = analysis.ParsePercentile(percentile); err != nil {
+		return usagef("--percentile: %v", err)
+	}
+	if gate != "" {
+		if cfg.Threshold, err = analysis.ParseThreshold(gate); err != nil {
+			return usagef("--fail-on-regression: %v", err)
+		}
+	}
+	if resamples < 100 || resamples > 100000 {
+		return usagef("--resamples must be between 100 and 100000 (got %d)", resamples)
+	}
+	if seed == 0 {
+		return usagef("--seed must not be 0")
+	}
+	switch format = strings.ToLower(format); format {
+	case "text", "json", "md", "markdown":
+	default:
+		return usagef("--format %q: want text, json or md", format)
+	}
+
+	a, err := report.Read(pos[0])
+	if err != nil {
+		return err
+	}
+	b, err := report.Read(pos[1])
+	if err != nil {
+		return err
+	}
+	c, err := analysis.Compare(a, b, pos[0], pos[1], cfg)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		j, _ := json.MarshalIndent(c, "", "  ")
+		_, err = fmt.Fprintf(e.stdout, "%s\n", j)
+	case "md", "markdown":
+		err = analysis.WriteComparisonMarkdown(e.stdout, c)
+	default:
+		err = analysis.WriteComparisonText(e.stdout, c)
+	}
+	if err != nil {
+		return err
+	}
+	if c.Regression != nil && c.Regression.Exceeded {
+		return fmt.Errorf("%w: B (%s) against A (%s): %s", errRegression, pos[1], pos[0], strings.TrimPrefix(c.Regression.Reason, "regression: "))
+	}
+	return nil
+}

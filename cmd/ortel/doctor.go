@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/ortel-dev/ortel/internal/hardware"
+	"github.com/ortel-dev/ortel/internal/models"
+	"github.com/ortel-dev/ortel/internal/ortenv"
+	"github.com/ortel-dev/ortel/internal/telemetry"
+)
+
+const doctorUsage = `Usage:
+  ortel doctor [flags]
+
+Says what ortel can use on this machine, and why not where it cannot:
+  - the ONNX Runtime library (and every place looked at when it is missing)
+  - every hardware source: cpu, memory, process, perf (hardware counters and
+    software events), rapl, thermal, nvml
+  - the OTLP export configuration resolved from the OTEL_* variables
+    (header values are never printed)
+  - which catalog models are fetched
+
+Flags:
+  --json              print the same as JSON
+  --otlp-endpoint URL resolve as if this endpoint were given
+
+Examples:
+  ortel doctor
+  OTEL_EXPORTER_OTLP_ENDPOINT=https://collector:4317 ortel doctor
+`
+
+func doctorCommand() *command {
+	return &command{
+		name:    "doctor",
+		summary: "list what ortel can use here: ONNX Runtime, hardware sources, OTLP setup",
+		usage:   doctorUsage,
+		run:     runDoctor,
+	}
+}
+
+// doctorReport is what doctor found.
+type doctorReport struct {
+	ORT struct {
+		Found   bool   `json:"found"`
+		Path    string `json:"path,omitempty"`
+		Version string `json:"version,omitempty"`
+		Error   string `json:"error,omitempty"`
+	} `json:"onnxruntime"`
+	Sources []hardware.Status `json:"hardware_sources"`
+	OTLP    []string          `json:"otlp"`
+	Models  []doctorModel     `json:"models"`
+}
+
+type doctorModel struct {
+	Name    string `json:"name"`
+	Fetched bool   `json:"fetched"`
+	Path    string `json:"path"`
+}
+
+func runDoctor(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	var asJSON bool
+	var endpoint string
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("doctor takes no arguments, got %q", pos[0])
+	}
+	var d doctorReport
+	if p, err := ortenv.Init(); err != nil {
+		d.ORT.Error = err.Error()
+	} else {
+		d.ORT.Found, d.ORT.Path, d.ORT.Version = true, p, ort.GetVersion()
+	}
+	set := hardware.Open(ctx, hardware.Options{GPUWait: 3 * time.Second})
+	d.Sources = set.Statuses()
+	set.Shutdown(ctx)
+	res, err := telemetry.Resolve(telemetry.Config{Endpoint: endpoint})
+	if err != nil {
+		d.OTLP = []string{"configuration error: " + err.Error()}
+	} else {
+		d.OTLP = res.Describe()
+	}
+	for _, k := range models.Catalog {
+		_, err := os.Stat(k.Path())
+		d.Models = append(d.Models, doctorModel{Name: k.Name, Fetched: err == nil, Path: k.Path()})
+	}
+	if asJSON {
+		b, _ := json.MarshalIndent(d, "", "  ")
+		fmt.Fprintf(e.stdout, "%s\n", b)
+		return nil
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "ONNX Runtime\n")
+	if d.ORT.Found {
+		fmt.Fprintf(w, "  ok            %s (version %s)\n", d.ORT.Path, d.ORT.Version)
+	} else {
+		fmt.Fprintf(w, "  not found     %s\n", strings.ReplaceAll(d.ORT.Error, "\n", "\n                "))
+	}
+	fmt.Fprintf(w, "\nHardware sources\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, s := range d.Sources {
+		state := "ok"
+		if !s.Available {
+			state = "not available"
+		}
+		detail := s.Reason
+		if s.Detail != "" {
+			detail += " (" + s.Detail + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Source, state, detail)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nOTLP export\n")
+	for _, l := range d.OTLP {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	fmt.Fprintf(w, "\nModels (fetched by make setup)\n")
+	for _, m := range d.Models {
+		state := "fetched"
+		if !m.Fetched {
+			state = "missing"
+		}
+		fmt.Fprintf(w, "  %-14s %-8s %s\n", m.Name, state, m.Path)
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+// Command ortel profiles ONNX Runtime models and ships what it measures as
+// OpenTelemetry traces and metrics.
+//
+// Usage:
+//
+//	ortel bench [flags] MODEL     profile a model: latency, throughput, operators
+//	ortel import [flags] PROFILE  turn an ORT profile JSON into OTLP spans
+//	ortel agent [flags]           export hardware readings continuously
+//	ortel doctor                  list what ortel can use on this machine
+//	ortel report RUN.json         render a saved run as text, JSON, Markdown, CSV or HTML
+//	ortel compare A.json B.json   compare two runs, gate on regressions
+//	ortel version                 print versions
+//
+// Run `ortel help COMMAND` for a command's flags and examples.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	usage   string // flags and examples, shown by help
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+// env is what a command may touch: its output streams. Commands never call
+// os.Exit; main turns their error into an exit code.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+// usageError is a mistake in the command line: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+func commands() []*command {
+	return []*command{benchCommand(), importCommand(), agentCommand(), doctorCommand(), reportCommand(), compareCommand(), versionCommand()}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	installErrorHandler(os.Stderr)
+	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line and returns the exit code.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 {
+		printUsage(e.stderr)
+		return 2
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
+		if len(args) > 1 {
+			if c := find(args[1]); c != nil {
+				fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.usage)
+				return 0
+			}
+			fmt.Fprintf(e.stderr, "ortel: no command %q\n", args[1])
+			return 2
+		}
+		printUsage(e.stdout)
+		return 0
+	}
+	if name == "--version" || name == "-version" {
+		name = "version"
+	}
+	c := find(name)
+	if c == nil {
+		fmt.Fprintf(e.stderr, "ortel: unknown command %q\n\n", name)
+		printUsage(e.stderr)
+		return 2
+	}
+	err := c.run(ctx, e, args[1:])
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.usage)
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "ortel %s: %v\nrun 'ortel help %s' for usage\n", c.name, err, c.name)
+		return 2
+	default:
+		fmt.Fprintf(e.stderr, "ortel %s: %v\n", c.name, err)
+		return 1
+	}
+}
+
+func find(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "ortel — OpenTelemetry instrumentation for ONNX Runtime inference\n\nUsage:\n  ortel COMMAND [flags] [arguments]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'ortel help COMMAND' for a command's flags and examples.\n")
+}

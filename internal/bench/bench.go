@@ -1,0 +1,820 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/stats"
+)
+
+// Config is what to bench and how.
+type Config struct {
+	ModelPath string
+	ModelName string // default: file base name
+
+	Shapes map[string][]int64 // whole input shapes by input name
+	// DefaultShapes are used for inputs Shapes does not name; a dynamic
+	// first dimension in them takes Batch.
+	DefaultShapes map[string][]int64
+	Values        map[string]string // constant input values by input name
+	Batch         int64             // a dynamic first dimension left open takes this (default 1)
+	// Batches, with two sizes or more, sweeps the batch size: each size is
+	// measured in its own single-stream phase (Batch is then Batches[0]).
+	// The model needs an input with a dynamic first dimension.
+	Batches []int64
+
+	Runs     int           // measured requests (default 100 when Duration is 0)
+	Duration time.Duration // measure for this long instead of Runs
+	Warmup   int           // runs after the first, not measured
+	// WarmupAuto warms up until steady state (see Warmup in the report), at
+	// most WarmupMax runs (default DefaultWarmupMax); Warmup is then unused.
+	WarmupAuto bool
+	WarmupMax  int
+
+	// Scenario is the load pattern of the measured phase (default
+	// SingleStream).
+	Scenario Scenario
+	// Concurrency is the number of workers (default 1 for single-stream and
+	// server, the number of CPUs for concurrent and offline).
+	Concurrency int
+	// Sessions says whether workers share one session (default) or each
+	// has its own.
+	Sessions SessionMode
+	// QPS is the server scenario's target arrival rate, requests per
+	// second. Needed unless SLA is set, in which case it starts the search.
+	QPS float64
+	// SLA, when set, is checked against the measured latencies; in the
+	// server scenario it also starts the search for the peak rate meeting it.
+	SLA *SLA
+	// TrialDuration is the length of one trial of the SLA search (default
+	// 2s); MaxTrials caps the trials (default DefaultMaxTrials).
+	TrialDuration time.Duration
+	MaxTrials     int
+
+	// Generate, when more than 0, benches LLM generation: each measured
+	// request is one greedy generation of Generate tokens from a prompt of
+	// PromptTokens tokens (default DefaultPromptTokens), on a decoder that
+	// follows the input_ids / attention_mask / past_key_values.* convention.
+	Generate     int
+	PromptTokens int
+
+	IntraOpThreads int // 0: ORT's default
+	InterOpThreads int
+
+	ProfileRuns int // runs of the operator-profiling pass; 0 skips it
+	Seed        uint64
+
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+
+	// Hardware, when set, samples hardware readings during every measured
+	// phase; its summary of the main phase becomes the report's hardware
+	// section (batch steps and SLA trials keep their own).
+	Hardware HardwareSampler
+
+	// Progress, when set, receives one line per phase.
+	Progress io.Writer
+
+	// runHook, for tests, is called inside every measured request, after
+	// its run, with the request's number in its phase.
+	runHook func(seq int)
+}
+
+// Result is the report plus what the caller may want to look at.
+type Result struct {
+	Report *report.Report
+}
+
+// DefaultTrialDuration is the length of one SLA-search trial.
+const DefaultTrialDuration = 2 * time.Second
+
+func (c *Config) defaults() {
+	if c.Runs <= 0 && c.Duration <= 0 {
+		c.Runs = 100
+	}
+	if len(c.Batches) == 1 {
+		c.Batch = c.Batches[0]
+		c.Batches = nil
+	}
+	if len(c.Batches) > 1 {
+		c.Batch = c.Batches[0]
+	}
+	if c.Batch <= 0 {
+		c.Batch = 1
+	}
+	if c.Warmup < 0 {
+		c.Warmup = 0
+	}
+	if c.WarmupMax <= 0 {
+		c.WarmupMax = DefaultWarmupMax
+	}
+	if c.Scenario == "" {
+		c.Scenario = SingleStream
+	}
+	if c.Sessions == "" {
+		c.Sessions = SharedSession
+	}
+	if c.Concurrency <= 0 {
+		switch c.Scenario {
+		case Concurrent, Offline:
+			c.Concurrency = runtime.NumCPU()
+		default:
+			c.Concurrency = 1
+		}
+	}
+	if c.TrialDuration <= 0 {
+		c.TrialDuration = DefaultTrialDuration
+	}
+	if c.MaxTrials <= 0 {
+		c.MaxTrials = DefaultMaxTrials
+	}
+	if c.PromptTokens <= 0 {
+		c.PromptTokens = DefaultPromptTokens
+	}
+}
+
+// check rejects combinations that mean nothing.
+func (c *Config) check() error {
+	switch c.Scenario {
+	case SingleStream, Concurrent, Server, Offline:
+	default:
+		return fmt.Errorf("unknown scenario %q", c.Scenario)
+	}
+	switch {
+	case c.Scenario == SingleStream && c.Concurrency > 1:
+		return fmt.Errorf("the single-stream scenario runs one request at a time; use the concurrent scenario for %d workers", c.Concurrency)
+	case c.Scenario == Server && c.QPS <= 0 && c.SLA == nil:
+		return errors.New("the server scenario needs a target rate (--qps) or an SLA to search the peak rate for (--sla)")
+	case c.Scenario != Server && c.QPS > 0:
+		return errors.New("a target rate (--qps) applies to the server scenario only")
+	case len(c.Batches) > 1 && c.Scenario != SingleStream:
+		return errors.New("a batch sweep measures each size single-stream; leave the scenario at single-stream")
+	case c.Generate > 0 && (len(c.Batches) > 1 || c.Batch > 1):
+		return errors.New("generation runs one sequence at a time (batch 1); drop the batch size")
+	case c.Generate > 0 && c.Scenario != SingleStream:
+		return errors.New("generation runs single-stream; leave the scenario at single-stream")
+	case c.Generate > 0 && c.SLA != nil:
+		return errors.New("an SLA checks request latency; with generation, read the time to first token and per output token instead")
+	case c.Sessions == PerWorkerSessions && c.Concurrency < 2:
+		return errors.New("one session per worker needs 2 workers or more")
+	}
+	return nil
+}
+
+func (c *Config) progress(format string, args ...any) {
+	if c.Progress != nil {
+		fmt.Fprintf(c.Progress, format+"\n", args...)
+	}
+}
+
+// Run benches the model. ONNX Runtime must be initialized.
+func Run(ctx context.Context, cfg Config) (*report.Report, error) {
+	cfg.defaults()
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	rep := &report.Report{
+		SchemaVersion: report.SchemaVersion,
+		CreatedAt:     time.Now().UTC(),
+		Host:          hostInfo(),
+		Runtime:       report.Runtime{ORTVersion: ort.GetVersion(), Providers: []string{"CPUExecutionProvider"}},
+		Config: report.Config{
+			Runs: cfg.Runs, DurationS: cfg.Duration.Seconds(), Warmup: cfg.Warmup,
+			IntraOpThreads: cfg.IntraOpThreads, InterOpThreads: cfg.InterOpThreads,
+			Batch: cfg.Batch, ProfileRuns: cfg.ProfileRuns, Seed: cfg.Seed,
+		},
+	}
+	m, err := describeModel(cfg.ModelPath)
+	if err != nil {
+		return nil, err
+	}
+	rep.Model = m.report
+	if cfg.ModelName != "" {
+		rep.Model.Name = cfg.ModelName
+	}
+	b := &bench{cfg: &cfg, rep: rep, model: m, ops: newOpCollector()}
+	b.met = newMetrics(cfg.MeterProvider, rep.Model.Name, cfg.Scenario)
+	b.iopts = []instrument.Option{
+		instrument.WithModelName(rep.Model.Name),
+		instrument.WithTracerProvider(cfg.TracerProvider),
+		instrument.WithMeterProvider(cfg.MeterProvider),
+		instrument.WithNodeObserver(b.ops.observe),
+	}
+	if cfg.Generate > 0 {
+		return b.generation(ctx)
+	}
+	return b.load(ctx)
+}
+
+// HardwareSampler samples hardware readings during a measured phase.
+type HardwareSampler interface {
+	// Start begins sampling.
+	Start(ctx context.Context) error
+	// Stop ends sampling and summarizes it; runs is the number of
+	// inferences in the phase, for energy per inference.
+	Stop(runs int) *report.Hardware
+}
+
+// bench is one Run in progress.
+type bench struct {
+	cfg   *Config
+	rep   *report.Report
+	model *modelInfo
+	met   *metrics
+	ops   *opCollector
+	iopts []instrument.Option
+
+	sessions   []*instrument.DynamicSession
+	closers    []func() error // run after the sessions close
+	outNames   []string
+	firstRun   time.Time // when the cold first run started
+	warmStarts []float64 // start of each warm-up-curve run since firstRun, seconds
+	warmMed    float64   // median latency of the last warm-up runs, seconds
+	hwStarted  bool
+}
+
+// measured runs one measured phase between the hardware sampler's Start and
+// Stop.
+func (b *bench) measured(ctx context.Context, p phase, exec execFunc) (*phaseResult, *report.Hardware, error) {
+	hw := b.cfg.Hardware
+	if hw != nil {
+		if err := hw.Start(ctx); err != nil && !b.hwStarted {
+			b.rep.Notes = append(b.rep.Notes, "hardware sampling: "+err.Error())
+		}
+		b.hwStarted = true
+	}
+	res, err := runPhase(ctx, p, exec)
+	var h *report.Hardware
+	if hw != nil {
+		n := 0
+		if res != nil {
+			n = len(res.records)
+		}
+		h = hw.Stop(n)
+	}
+	return res, h, err
+}
+
+// load benches the model under a load scenario, or sweeps batch sizes.
+func (b *bench) load(ctx context.Context) (*report.Report, error) {
+	cfg, rep, m := b.cfg, b.rep, b.model
+	sweep := len(cfg.Batches) > 1
+	shapes := cfg.Shapes
+	if sweep {
+		if err := requireDynamicBatch(cfg.ModelPath, m.inputs); err != nil {
+			return nil, err
+		}
+		shapes = shapesForBatch(m.inputs, cfg.Shapes, cfg.Batch)
+	}
+	inputs, err := Synthesize(m.inputs, shapes, cfg.DefaultShapes, cfg.Values, cfg.Batch, cfg.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", cfg.ModelPath, err)
+	}
+	defer inputs.Destroy()
+	for i, s := range inputs.Specs {
+		rep.Model.Inputs[i].Shape = s.Shape
+		rep.Model.Inputs[i].Value = s.Value
+	}
+	b.outNames = make([]string, len(m.outputs))
+	for i, o := range m.outputs {
+		b.outNames[i] = o.Name
+	}
+	// Deferred first: sessions opened before a failure close too.
+	defer b.closeSessions()
+	if err := b.openSessions(ctx, inputs.Names); err != nil {
+		return nil, err
+	}
+
+	wls := make([]*workload, cfg.Concurrency)
+	for w := range wls {
+		wls[w] = &workload{sess: b.sessions[w%len(b.sessions)], inputs: inputs.Values, outputs: make([]ort.Value, len(b.outNames))}
+		defer wls[w].destroyOutputs()
+	}
+	if err := b.coldAndWarm(ctx, wls); err != nil {
+		return nil, err
+	}
+
+	exec := func(ctx context.Context, w, seq int) error {
+		err := wls[w].run(ctx)
+		if cfg.runHook != nil {
+			cfg.runHook(seq)
+		}
+		return err
+	}
+	var res *phaseResult
+	var hw *report.Hardware
+	if sweep {
+		res, hw, err = b.sweep(ctx, exec)
+	} else {
+		res, hw, err = b.scenario(ctx, exec)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep.Hardware = hw
+	b.finishMain(res)
+
+	if err := b.profilePass(ctx, wls[0].run, cfg.ProfileRuns); err != nil {
+		return nil, err
+	}
+	return rep, b.closeSessions()
+}
+
+// openSessions creates the measured session(s) and, first, the short-lived
+// profiled session that splits creation into load and initialization.
+func (b *bench) openSessions(ctx context.Context, inputNames []string) error {
+	cfg, rep := b.cfg, b.rep
+	rep.Warmup = &report.Warmup{Mode: "fixed", Method: steadyMethod, Window: DefaultSteadyWindow, Tolerance: DefaultSteadyTolerance}
+	if cfg.WarmupAuto {
+		rep.Warmup.Mode = "auto"
+		rep.Warmup.MaxRuns = cfg.WarmupMax
+	}
+	load, initialize, err := coldSplit(cfg.ModelPath, inputNames, b.outNames, cfg.configure)
+	if err != nil {
+		rep.Notes = append(rep.Notes, "session load/initialization split unavailable: "+err.Error())
+	} else {
+		rep.Warmup.ModelLoadS, rep.Warmup.InitializationS = load.Seconds(), initialize.Seconds()
+	}
+
+	opts, err := sessionOptions(*cfg)
+	if err != nil {
+		return err
+	}
+	// With operator profiling on, the options must outlive the session.
+	b.closers = append(b.closers, func() error { return opts.Destroy() })
+	n := 1
+	if cfg.Sessions == PerWorkerSessions {
+		n = cfg.Concurrency
+	}
+	cfg.progress("creating %s for %s", plural(n, "session"), rep.Model.Name)
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		sess, err := instrument.NewDynamicSession(ctx, cfg.ModelPath, inputNames, b.outNames, opts, b.iopts...)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			rep.Session.CreationS = time.Since(t0).Seconds()
+		}
+		b.sessions = append(b.sessions, sess)
+	}
+	return nil
+}
+
+// closeSessions closes every session once and destroys the options.
+func (b *bench) closeSessions() error {
+	var errs []error
+	for _, s := range b.sessions {
+		if err := s.Close(context.Background()); err != nil {
+			errs = append(errs, fmt.Errorf("close session: %w", err))
+		}
+	}
+	b.sessions = nil
+	for _, c := range b.closers {
+		errs = append(errs, c())
+	}
+	b.closers = nil
+	return errors.Join(errs...)
+}
+
+// coldAndWarm runs the cold first run, then warms up (a fixed number of
+// runs or until steady state), building the warm-up curve.
+func (b *bench) coldAndWarm(ctx context.Context, wls []*workload) error {
+	cfg, rep := b.cfg, b.rep
+	// Cold first run: ORT allocates the outputs, which later runs reuse.
+	b.firstRun = time.Now()
+	if err := wls[0].run(ctx); err != nil {
+		return fmt.Errorf("first run of model %q: %w", cfg.ModelPath, err)
+	}
+	rep.Session.FirstRunS = time.Since(b.firstRun).Seconds()
+	for i, o := range wls[0].outputs {
+		if o != nil {
+			rep.Model.Outputs[i].Shape = o.GetShape()
+		}
+	}
+	curve, err := b.warmup(ctx, wls[0].run, rep.Session.FirstRunS, "")
+	if err != nil {
+		return err
+	}
+	// Other workers' first runs allocate their outputs; their own sessions
+	// get as many warm-up runs as the first.
+	for i, w := range wls[1:] {
+		own := i+1 < len(b.sessions)
+		runs := 1
+		if own {
+			runs = len(curve)
+		}
+		for k := 0; k < runs; k++ {
+			if err := w.run(ctx); err != nil {
+				return fmt.Errorf("warm-up run of worker %d of model %q: %w", i+2, cfg.ModelPath, err)
+			}
+		}
+	}
+	return nil
+}
+
+// warmup runs the warm-up after a first run of firstS seconds: Warmup runs,
+// or (WarmupAuto) runs until the rolling-median test sees steady state, at
+// most WarmupMax. It fills the report's warm-up section unless label names
+// a batch-sweep step, and returns the curve.
+func (b *bench) warmup(ctx context.Context, run func(context.Context) error, firstS float64, label string) ([]float64, error) {
+	cfg := b.cfg
+	det := &steadyDetector{w: DefaultSteadyWindow, tol: DefaultSteadyTolerance}
+	det.add(firstS)
+	starts := []float64{0}
+	origin := time.Now().Add(-time.Duration(firstS * float64(time.Second)))
+	n := cfg.Warmup
+	if cfg.WarmupAuto {
+		n = cfg.WarmupMax
+		cfg.progress("warming up%s until steady state (at most %d runs)", label, n)
+	} else {
+		cfg.progress("warming up%s: %d runs", label, n)
+	}
+	for i := 0; i < n; i++ {
+		if cfg.WarmupAuto && det.ok {
+			break
+		}
+		t := time.Now()
+		if err := run(ctx); err != nil {
+			return nil, fmt.Errorf("warm-up run %d of model %q: %w", i+1, cfg.ModelPath, err)
+		}
+		starts = append(starts, t.Sub(origin).Seconds())
+		det.add(time.Since(t).Seconds())
+	}
+	curve := det.xs
+	if len(curve) > 1 {
+		b.warmMed = median(curve[max(1, len(curve)-DefaultSteadyWindow):])
+	} else {
+		b.warmMed = firstS
+	}
+	if label != "" {
+		return curve, nil
+	}
+	w := b.rep.Warmup
+	w.Runs = len(curve) - 1
+	w.CurveS = curve
+	if cfg.WarmupAuto {
+		// The configuration shows the warm-up runs auto mode chose.
+		b.rep.Config.Warmup = w.Runs
+	}
+	b.warmStarts = starts
+	if det.ok {
+		b.setSteady(det.j, curve, starts)
+	} else if cfg.WarmupAuto {
+		b.rep.Notes = append(b.rep.Notes, fmt.Sprintf("warm-up: latency did not reach steady state within %d runs (--warmup-max)", cfg.WarmupMax))
+	}
+	return curve, nil
+}
+
+// setSteady records steady state at run j of xs (run start times starts).
+func (b *bench) setSteady(j int, xs, starts []float64) {
+	w := b.rep.Warmup
+	w.Steady = true
+	w.SteadyAfterRuns = j
+	w.DetectedAfterRuns = j + 2*DefaultSteadyWindow
+	w.SteadyMedianS = median(xs[j : j+DefaultSteadyWindow])
+	if j < len(starts) {
+		w.SteadyS = starts[j]
+	}
+}
+
+// scenario runs the measured phase of the configured scenario (and, for the
+// server scenario with an SLA, the search before it).
+func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *report.Hardware, error) {
+	cfg, rep := b.cfg, b.rep
+	ld := &report.Load{
+		Scenario: string(cfg.Scenario), Concurrency: cfg.Concurrency, Sessions: string(cfg.Sessions),
+		LatencyFrom: cfg.Scenario.latencyFrom(),
+	}
+	rep.Load = ld
+	qps := cfg.QPS
+	if cfg.Scenario == Server && cfg.SLA != nil {
+		search, err := b.search(ctx, exec)
+		ld.Search = search
+		if err != nil {
+			return nil, nil, err
+		}
+		if search.Found {
+			b.met.capacity(*cfg.SLA, search.PeakQPS)
+		}
+		if qps <= 0 {
+			switch {
+			case search.Found:
+				qps = search.PeakQPS
+			default:
+				qps = search.Trials[len(search.Trials)-1].TargetQPS
+				rep.Notes = append(rep.Notes, fmt.Sprintf("no rate met the SLA %s; the measured phase ran at %.4g requests/s, the lowest tried", cfg.SLA, qps))
+			}
+		}
+	}
+	ld.TargetQPS = qps
+	p := phase{
+		scenario: cfg.Scenario, workers: cfg.Concurrency,
+		requests: cfg.Runs, duration: cfg.Duration, qps: qps, seed: cfg.Seed,
+		observe: b.met.request,
+	}
+	if cfg.Scenario.queued() {
+		p.depth = b.met.queue()
+	}
+	if cfg.Duration > 0 {
+		p.requests = 0
+	}
+	switch {
+	case cfg.Scenario == Server:
+		cfg.progress("measuring: server scenario, Poisson arrivals at %.4g requests/s, %s", qps, b.extent(cfg.Concurrency))
+	default:
+		cfg.progress("measuring: %s scenario, %s", cfg.Scenario, b.extent(cfg.Concurrency))
+	}
+	return b.measured(ctx, p, exec)
+}
+
+// extent describes how long the measured phase lasts.
+func (b *bench) extent(workers int) string {
+	w := plural(workers, "worker")
+	if b.cfg.Duration > 0 {
+		return fmt.Sprintf("%s for %s", w, b.cfg.Duration)
+	}
+	return fmt.Sprintf("%s, %s", w, plural(b.cfg.Runs, "request"))
+}
+
+// search finds the peak server rate meeting the SLA.
+func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, error) {
+	cfg := b.cfg
+	sla := *cfg.SLA
+	start := cfg.QPS
+	if start <= 0 {
+		// Half the rate the workers sustain at the warm-up median.
+		start = 0.5 * float64(cfg.Concurrency) / max(b.warmMed, 1e-6)
+	}
+	cfg.progress("searching the peak rate meeting the SLA %s, from %.4g requests/s (trials of %s)", sla, start, cfg.TrialDuration)
+	trialNo := 0
+	trial := func(ctx context.Context, qps float64) (report.Trial, error) {
+		trialNo++
+		n := trialRequests(qps, cfg.TrialDuration)
+		p := phase{
+			scenario: Server, workers: cfg.Concurrency, requests: n, qps: qps,
+			seed: cfg.Seed + uint64(trialNo), threshold: sla.Threshold, budget: sla.allowed(n) + 1,
+			depth: b.met.queue(),
+		}
+		res, hw, err := b.measured(ctx, p, exec)
+		if err != nil {
+			return report.Trial{}, fmt.Errorf("SLA trial at %.4g requests/s: %w", qps, err)
+		}
+		lat := res.latencies()
+		s := stats.Summarize(lat)
+		t := report.Trial{
+			TargetQPS: qps, Planned: res.planned, Completed: len(res.records), WallS: res.wall.Seconds(),
+			P50S: s.P50, P99S: s.P99, SLA: sla.check(lat, res.errors()), Aborted: res.aborted, Hardware: hw,
+		}
+		if res.aborted {
+			t.SLA.Met = false
+		}
+		if t.WallS > 0 {
+			t.AchievedQPS = float64(t.Completed) / t.WallS
+		}
+		verdict := "met"
+		if !t.SLA.Met {
+			verdict = "missed"
+		}
+		if t.Aborted {
+			verdict += " (stopped early)"
+		}
+		cfg.progress("  trial %d: %.4g requests/s, %d requests, p%g %s: %s", trialNo, qps, t.Completed, sla.Percentile, observed(t.SLA), verdict)
+		return t, nil
+	}
+	return searchPeak(ctx, start, cfg.MaxTrials, trial)
+}
+
+func observed(r report.SLAResult) string {
+	if r.ObservedS == nil {
+		return "a failed request"
+	}
+	return time.Duration(*r.ObservedS * float64(time.Second)).Round(time.Microsecond).String()
+}
+
+// sweep measures every batch size: the first in the main phase's place,
+// the others in phases of their own with their own inputs.
+func (b *bench) sweep(ctx context.Context, exec execFunc) (*phaseResult, *report.Hardware, error) {
+	cfg, m := b.cfg, b.model
+	var steps []report.BatchStep
+	phaseFor := func(batch int64) phase {
+		opt := b.met.batchOpt(batch)
+		p := phase{scenario: SingleStream, workers: 1, requests: cfg.Runs, duration: cfg.Duration, observe: func(r record) {
+			b.met.request(r)
+			b.met.batchDuration.Record(context.Background(), r.latency.Seconds(), opt)
+		}}
+		if cfg.Duration > 0 {
+			p.requests = 0
+		}
+		return p
+	}
+	cfg.progress("batch sweep %v: measuring batch %d, %s", cfg.Batches, cfg.Batch, b.extent(1))
+	first, hw, err := b.measured(ctx, phaseFor(cfg.Batch), exec)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := sweepStep(cfg.Batch, first, cfg.SLA)
+	st.Hardware = hw
+	steps = append(steps, st)
+	for _, bs := range cfg.Batches[1:] {
+		in, err := Synthesize(m.inputs, shapesForBatch(m.inputs, cfg.Shapes, bs), cfg.DefaultShapes, cfg.Values, bs, cfg.Seed)
+		if err != nil {
+			return nil, nil, fmt.Errorf("model %q, batch %d: %w", cfg.ModelPath, bs, err)
+		}
+		wl := &workload{sess: b.sessions[0], inputs: in.Values, outputs: make([]ort.Value, len(b.outNames))}
+		st, err := b.sweepOne(ctx, bs, wl, phaseFor(bs))
+		wl.destroyOutputs()
+		in.Destroy()
+		if err != nil {
+			return nil, nil, err
+		}
+		steps = append(steps, st)
+	}
+	sw := finishSweep(steps, cfg.SLA != nil)
+	b.rep.BatchSweep = sw
+	for _, s := range sw.Steps {
+		opt := b.met.batchOpt(s.Batch)
+		b.met.batchThroughput.Record(context.Background(), s.ItemsPerS, opt)
+		b.met.batchEfficiency.Record(context.Background(), s.Efficiency, opt)
+	}
+	return first, hw, nil
+}
+
+// sweepOne measures one further batch size of a sweep.
+func (b *bench) sweepOne(ctx context.Context, bs int64, wl *workload, p phase) (report.BatchStep, error) {
+	cfg := b.cfg
+	t := time.Now()
+	if err := wl.run(ctx); err != nil {
+		return report.BatchStep{}, fmt.Errorf("first run of model %q at batch %d: %w", cfg.ModelPath, bs, err)
+	}
+	if _, err := b.warmup(ctx, wl.run, time.Since(t).Seconds(), fmt.Sprintf(" batch %d", bs)); err != nil {
+		return report.BatchStep{}, err
+	}
+	cfg.progress("batch sweep: measuring batch %d, %s", bs, b.extent(1))
+	res, hw, err := b.measured(ctx, p, func(ctx context.Context, _, seq int) error {
+		err := wl.run(ctx)
+		if cfg.runHook != nil {
+			cfg.runHook(seq)
+		}
+		return err
+	})
+	if err != nil {
+		return report.BatchStep{}, fmt.Errorf("model %q at batch %d: %w", cfg.ModelPath, bs, err)
+	}
+	st := sweepStep(bs, res, cfg.SLA)
+	st.Hardware = hw
+	return st, nil
+}
+
+// finishMain turns the main measured phase into the report's latency,
+// throughput, load, SLA, jitter and steady-state sections.
+func (b *bench) finishMain(res *phaseResult) {
+	cfg, rep := b.cfg, b.rep
+	lat := res.latencies()
+	errs := res.errors()
+	rep.Latency = report.Latency{Summary: stats.Summarize(lat), Samples: lat, Errors: errs}
+	if w := res.wall.Seconds(); w > 0 {
+		rep.Throughput = report.Throughput{
+			RunsPerS:  float64(len(lat)) / w,
+			ItemsPerS: float64(len(lat)) * float64(cfg.Batch) / w,
+			WallS:     w,
+		}
+	}
+	if ld := rep.Load; ld != nil {
+		ld.AchievedQPS = rep.Throughput.RunsPerS
+		ld.ItemsPerS = rep.Throughput.ItemsPerS
+		ld.Requests = res.planned
+		if ld.Requests == 0 {
+			ld.Requests = len(res.records)
+		}
+		ld.Completed = len(lat)
+		ld.Errors = errs
+		ld.WallS = res.wall.Seconds()
+		if cfg.Scenario.queued() {
+			waits := make([]float64, len(res.records))
+			for i, r := range res.records {
+				waits[i] = r.wait.Seconds()
+			}
+			s := stats.Summarize(waits)
+			ld.QueueWait = &s
+			ld.MaxQueueDepth = res.maxDepth
+		}
+		b.met.throughput.Record(context.Background(), ld.AchievedQPS, b.met.scenOpt)
+	}
+	if cfg.SLA != nil {
+		r := cfg.SLA.check(lat, errs)
+		if rep.Load != nil {
+			rep.Load.SLA = &r
+		}
+		b.met.sla(*cfg.SLA, r)
+	}
+	rep.Jitter = jitter(res.records)
+	b.met.jitter(rep.Jitter)
+
+	// Steady state: single-stream measured runs continue the warm-up
+	// curve, so the test goes on over them when the warm-up did not settle.
+	if w := rep.Warmup; w != nil && !w.Steady && cfg.Scenario == SingleStream && len(cfg.Batches) < 2 {
+		xs := append(append([]float64(nil), w.CurveS...), lat...)
+		starts := append([]float64(nil), b.warmStarts...)
+		base := res.start.Sub(b.firstRun).Seconds()
+		for _, r := range res.records {
+			if r.err == nil {
+				starts = append(starts, base+r.offset.Seconds())
+			}
+		}
+		if j, ok := steadyState(xs, DefaultSteadyWindow, DefaultSteadyTolerance); ok {
+			b.setSteady(j, xs, starts)
+			if j > w.Runs {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("latency reached steady state only %d runs into the measured phase; raise --warmup or use --warmup auto", j-w.Runs-1))
+			}
+		}
+	}
+	b.met.warmup(rep.Session.FirstRunS, rep.Warmup)
+}
+
+// profilePass profiles operators over n runs of run, in a pass of its own.
+func (b *bench) profilePass(ctx context.Context, run func(context.Context) error, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	cfg := b.cfg
+	cfg.progress("profiling operators: %d runs (separate pass, not measured)", n)
+	sess := b.sessions[0]
+	if err := sess.ProfileRuns(ctx, n); err != nil {
+		return fmt.Errorf("start the operator-profiling pass: %w", err)
+	}
+	for i := 0; i < n; i++ {
+		if err := run(ctx); err != nil {
+			return fmt.Errorf("profiled run %d of model %q: %w", i+1, cfg.ModelPath, err)
+		}
+	}
+	if err := sess.Flush(ctx); err != nil {
+		return err
+	}
+	b.rep.Operators = b.ops.summary(n)
+	return nil
+}
+
+// workload is one session with its bound tensors.
+type workload struct {
+	sess    *instrument.DynamicSession
+	inputs  []ort.Value
+	outputs []ort.Value
+}
+
+func (w *workload) run(ctx context.Context) error {
+	return w.sess.Run(ctx, w.inputs, w.outputs)
+}
+
+func (w *workload) destroyOutputs() {
+	for i, o := range w.outputs {
+		if o != nil {
+			o.Destroy()
+			w.outputs[i] = nil
+		}
+	}
+}
+
+// configure applies the thread settings to session options.
+func (c *Config) configure(o *ort.SessionOptions) error {
+	if c.IntraOpThreads > 0 {
+		if err := o.SetIntraOpNumThreads(c.IntraOpThreads); err != nil {
+			return fmt.Errorf("--threads %d: %w", c.IntraOpThreads, err)
+		}
+	}
+	if c.InterOpThreads > 0 {
+		if err := o.SetInterOpNumThreads(c.InterOpThreads); err != nil {
+			return fmt.Errorf("--inter-threads %d: %w", c.InterOpThreads, err)
+		}
+	}
+	return nil
+}
+
+func sessionOptions(cfg Config) (*ort.SessionOptions, error) {
+	o, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("create session options: %w", err)
+	}
+	if err := cfg.configure(o); err != nil {
+		o.Destroy()
+		return nil, err
+	}
+	return o, nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

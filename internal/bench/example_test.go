@@ -1,0 +1,43 @@
+package bench_test
+
+import (
+	"fmt"
+
+	"github.com/ortel-dev/ortel/internal/bench"
+)
+
+func ExampleParseSLA() {
+	for _, s := range []string{"20ms", "20ms@p95", "1.5s@p99.9", "20"} {
+		sla, err := bench.ParseSLA(s)
+		if err != nil {
+			fmt.Println("error:", err)
+			continue
+		}
+		fmt.Println(sla.Threshold, sla.Percentile)
+	}
+	// Output:
+	// 20ms 99
+	// 20ms 95
+	// 1.5s 99.9
+	// error: --sla "20": "20" is not a positive duration (for example 20ms, or 20ms@p95 for a percentile other than p99)
+}
+
+func ExampleParseBatches() {
+	sizes, _ := bench.ParseBatches("1,2,4,8,16")
+	fmt.Println(sizes, len(sizes) > 1)
+	_, err := bench.ParseBatches("4,4")
+	fmt.Println(err)
+	// Output:
+	// [1 2 4 8 16] true
+	// --batch "4,4": size 4 is given twice
+}
+
+func ExampleParseScenario() {
+	sc, _ := bench.ParseScenario("Server")
+	fmt.Println(sc)
+	_, err := bench.ParseScenario("bursty")
+	fmt.Println(err)
+	// Output:
+	// server
+	// --scenario "bursty": want one of single-stream, concurrent, server, offline
+}

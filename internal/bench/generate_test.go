@@ -1,0 +1,153 @@
+package bench
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/internal/onnxgen"
+	"github.com/ortel-dev/ortel/internal/testenv"
+)
+
+// decoderModel writes a synthetic decoder and returns its path.
+func decoderModel(t testing.TB, cfg onnxgen.DecoderConfig) string {
+	t.Helper()
+	testenv.RequireORT(t)
+	path := filepath.Join(t.TempDir(), "decoder.onnx")
+	if err := onnxgen.Decoder(cfg).WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func openDecoder(t *testing.T, path string) (*decoder, *instrument.DynamicSession) {
+	t.Helper()
+	ins, outs, err := ort.GetInputOutputInfo(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := describeDecoder(path, ins, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.destroy)
+	sess, err := instrument.NewDynamicSession(context.Background(), path, d.inNames, d.outNames, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close(context.Background()) })
+	return d, sess
+}
+
+func TestDescribeDecoder(t *testing.T) {
+	cfg := onnxgen.DecoderConfig{Layers: 3, Heads: 2, HeadDim: 8, Vocab: 40, Seed: 1}
+	d, _ := openDecoder(t, decoderModel(t, cfg))
+	if d.layers != 3 || d.heads != 2 || d.headDim != 8 || d.vocab != 40 {
+		t.Errorf("decoder %d layers, %d heads × %d, vocabulary %d", d.layers, d.heads, d.headDim, d.vocab)
+	}
+	if d.pastIndex(2, false) < 0 || d.pastIndex(3, true) >= 0 {
+		t.Error("past inputs not indexed by layer")
+	}
+
+	tests := []struct {
+		name    string
+		ins     []ort.InputOutputInfo
+		outs    []ort.InputOutputInfo
+		wantErr string
+	}{
+		{"not a decoder", []ort.InputOutputInfo{{Name: "x", Dimensions: ort.NewShape(1, 16)}}, nil, `input "x" is not one --generate can feed`},
+		{"no cache", []ort.InputOutputInfo{{Name: "input_ids", Dimensions: ort.NewShape(-1, -1)}, {Name: "attention_mask", Dimensions: ort.NewShape(-1, -1)}}, nil, "not a decoder with a key/value cache"},
+		{"dynamic heads", []ort.InputOutputInfo{
+			{Name: "input_ids", Dimensions: ort.NewShape(-1, -1)}, {Name: "attention_mask", Dimensions: ort.NewShape(-1, -1)},
+			{Name: "past_key_values.0.key", Dimensions: ort.NewShape(-1, -1, -1, 8)},
+		}, nil, "fixed heads and head_dim"},
+		{"key without value", []ort.InputOutputInfo{
+			{Name: "input_ids", Dimensions: ort.NewShape(-1, -1)}, {Name: "attention_mask", Dimensions: ort.NewShape(-1, -1)},
+			{Name: "past_key_values.0.key", Dimensions: ort.NewShape(-1, 2, -1, 8)},
+		}, nil, "layer 0 has 1 of"},
+		{"no logits", []ort.InputOutputInfo{
+			{Name: "input_ids", Dimensions: ort.NewShape(-1, -1)}, {Name: "attention_mask", Dimensions: ort.NewShape(-1, -1)},
+			{Name: "past_key_values.0.key", Dimensions: ort.NewShape(-1, 2, -1, 8)}, {Name: "past_key_values.0.value", Dimensions: ort.NewShape(-1, 2, -1, 8)},
+		}, []ort.InputOutputInfo{{Name: "scores"}}, "no output named logits"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := describeDecoder("m.onnx", tt.ins, tt.outs)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), `"m.onnx"`) {
+				t.Errorf("err = %v, want one naming the model and saying %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestGenerateMatchesRecomputation checks the decode path with its KV cache
+// against recomputing the whole sequence: every greedy token generated with
+// the cache is the argmax of a cache-free prefill over the prompt and the
+// tokens before it.
+func TestGenerateMatchesRecomputation(t *testing.T) {
+	cfg := onnxgen.DecoderConfig{Layers: 2, Heads: 2, HeadDim: 8, Vocab: 50, Seed: 11}
+	d, sess := openDecoder(t, decoderModel(t, cfg))
+	gens := instrument.NewGenerations()
+	prompt := d.prompt(7, 3)
+	const n = 6
+	g, err := d.generate(context.Background(), sess, gens, prompt, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.ids) != n || g.stats.OutputTokens != n || g.stats.InputTokens != 7 {
+		t.Fatalf("%d ids, stats %+v", len(g.ids), g.stats)
+	}
+	seq := append([]int64(nil), prompt...)
+	past := make([]ort.Value, len(d.inNames))
+	for i, want := range g.ids {
+		outs, err := d.step(context.Background(), sess, seq, 0, past)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := argmaxLast(outs[d.logits])
+		destroyAll(outs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("token %d: the cached decode chose %d, recomputing the sequence gives %d", i, want, got)
+		}
+		seq = append(seq, want)
+	}
+	// present tensors after the last token: prompt + n - 1 positions.
+	want := int64(2*2*2*8*(7+n-1)) * 4
+	if g.stats.KVCacheBytes != want {
+		t.Errorf("KV cache %d bytes, want %d", g.stats.KVCacheBytes, want)
+	}
+	if g.stats.TimeToFirstToken <= 0 || g.stats.TimePerOutputToken <= 0 {
+		t.Errorf("times %+v", g.stats)
+	}
+	// The same prompt generates the same tokens.
+	g2, err := d.generate(context.Background(), sess, gens, prompt, n)
+	if err != nil || len(g2.ids) != n {
+		t.Fatal(err)
+	}
+	for i := range g.ids {
+		if g.ids[i] != g2.ids[i] {
+			t.Fatalf("second generation differs at %d", i)
+		}
+	}
+}
+
+func TestArgmaxLast(t *testing.T) {
+	testenv.RequireORT(t)
+	v, _ := ort.NewTensor(ort.NewShape(1, 2, 3), []float32{9, 0, 0, 1, 5, 2})
+	defer v.Destroy()
+	if id, err := argmaxLast(v); err != nil || id != 1 {
+		t.Errorf("argmax %d, %v; want 1 (the last position only)", id, err)
+	}
+	i, _ := ort.NewTensor(ort.NewShape(1, 1, 2), []int64{1, 2})
+	defer i.Destroy()
+	if _, err := argmaxLast(i); err == nil || !strings.Contains(err.Error(), "float32") {
+		t.Errorf("int64 logits: %v", err)
+	}
+}

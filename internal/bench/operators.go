@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/instrument/profile"
+	"github.com/ortel-dev/ortel/internal/report"
+)
+
+// opCollector aggregates operator timings from the profiling pass.
+type opCollector struct {
+	mu       sync.Mutex
+	byKey    map[[2]string]*report.OpType
+	runs     map[int64]int            // nodes per run
+	provider map[int64]map[string]int // run -> provider -> nodes
+	lastRun  int64
+	timeline []report.NodeTiming
+	runStart map[int64]time.Time
+}
+
+func newOpCollector() *opCollector {
+	return &opCollector{
+		byKey:    map[[2]string]*report.OpType{},
+		runs:     map[int64]int{},
+		provider: map[int64]map[string]int{},
+		runStart: map[int64]time.Time{},
+		lastRun:  -1,
+	}
+}
+
+func (c *opCollector) observe(n instrument.ProfiledNode) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ev := &n.Node
+	key := [2]string{ev.OpName, ev.Provider}
+	t := c.byKey[key]
+	if t == nil {
+		t = &report.OpType{OpType: ev.OpName, Provider: ev.Provider}
+		c.byKey[key] = t
+	}
+	t.Calls++
+	t.TotalS += float64(ev.Dur) / 1e6
+	c.runs[n.Run]++
+	if c.provider[n.Run] == nil {
+		c.provider[n.Run] = map[string]int{}
+	}
+	c.provider[n.Run][ev.Provider]++
+	if n.Run > c.lastRun {
+		c.lastRun = n.Run
+		c.timeline = c.timeline[:0]
+	}
+	if n.Run == c.lastRun {
+		if s, ok := c.runStart[n.Run]; !ok || n.Start.Before(s) {
+			c.runStart[n.Run] = n.Start
+		}
+		ts := instrument.SummarizeThreads(ev)
+		c.timeline = append(c.timeline, report.NodeTiming{
+			Name: ev.NodeName(), OpType: ev.OpName, Provider: ev.Provider,
+			StartS: float64(n.Start.UnixNano()) / 1e9, DurS: float64(ev.Dur) / 1e6,
+			InputShapes: shapes(ev.InputShapes), OutputShapes: shapes(ev.OutputShapes),
+			ActivationSize: ev.ActivationSize, ParameterSize: ev.ParameterSize, OutputSize: ev.OutputSize,
+			Threads: ts.Threads, Imbalance: ts.Imbalance,
+		})
+	}
+}
+
+func (c *opCollector) summary(profileRuns int) *report.Operators {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ops := &report.Operators{ProfiledRuns: len(c.runs), NodesByProvider: map[string]int{}}
+	if len(c.runs) == 0 {
+		return ops
+	}
+	for _, t := range c.byKey {
+		ops.TotalS += t.TotalS
+	}
+	for _, t := range c.byKey {
+		if t.Calls > 0 {
+			t.MeanS = t.TotalS / float64(t.Calls)
+		}
+		if ops.TotalS > 0 {
+			t.Share = t.TotalS / ops.TotalS
+		}
+		ops.ByType = append(ops.ByType, *t)
+	}
+	sort.Slice(ops.ByType, func(i, j int) bool {
+		if ops.ByType[i].TotalS != ops.ByType[j].TotalS {
+			return ops.ByType[i].TotalS > ops.ByType[j].TotalS
+		}
+		return ops.ByType[i].OpType < ops.ByType[j].OpType
+	})
+	ops.Nodes = c.runs[c.lastRun]
+	for p, n := range c.provider[c.lastRun] {
+		ops.NodesByProvider[p] = n
+	}
+	start := c.runStart[c.lastRun]
+	origin := float64(start.UnixNano()) / 1e9
+	tl := append([]report.NodeTiming(nil), c.timeline...)
+	for i := range tl {
+		tl[i].StartS -= origin
+	}
+	sort.SliceStable(tl, func(i, j int) bool { return tl[i].StartS < tl[j].StartS })
+	ops.Timeline = tl
+	return ops
+}
+
+func shapes(ts []profile.TypeShape) []string {
+	out := make([]string, len(ts))
+	for i, s := range ts {
+		out[i] = s.String()
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ortel-dev/ortel/internal/report"
+)
+
+// SLA is a latency service-level agreement: Percentile percent of the
+// requests finish within Threshold.
+type SLA struct {
+	Threshold  time.Duration
+	Percentile float64 // in (0, 100), e.g. 99
+}
+
+// DefaultSLAPercentile is the percentile of an SLA given without one.
+const DefaultSLAPercentile = 99
+
+// ParseSLA parses an --sla value: a duration, optionally followed by @p and
+// a percentile: 20ms (p99), 20ms@p95, 1.5s@p99.9.
+func ParseSLA(s string) (SLA, error) {
+	d, p, hasP := strings.Cut(strings.TrimSpace(s), "@")
+	th, err := time.ParseDuration(strings.TrimSpace(d))
+	if err != nil || th <= 0 {
+		return SLA{}, fmt.Errorf("--sla %q: %q is not a positive duration (for example 20ms, or 20ms@p95 for a percentile other than p99)", s, d)
+	}
+	sla := SLA{Threshold: th, Percentile: DefaultSLAPercentile}
+	if hasP {
+		v := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(p)), "p")
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f < 100) {
+			return SLA{}, fmt.Errorf("--sla %q: the percentile %q must be p followed by a number between 0 and 100, such as p99 or p99.9", s, p)
+		}
+		sla.Percentile = f
+	}
+	return sla, nil
+}
+
+// String formats the SLA as ParseSLA reads it.
+func (s SLA) String() string {
+	return s.Threshold.String() + "@p" + strconv.FormatFloat(s.Percentile, 'f', -1, 64)
+}
+
+// allowed is how many of n requests may violate the SLA while the
+// nearest-rank percentile (the ⌈P·n/100⌉-th smallest latency) still meets
+// the threshold.
+func (s SLA) allowed(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	rank := int(math.Ceil(s.Percentile / 100 * float64(n)))
+	return n - max(rank, 1)
+}
+
+// check evaluates latencies (seconds, successful requests) and failed
+// requests against the SLA. Failed requests violate it: they count as
+// infinitely slow.
+func (s SLA) check(latencies []float64, failed int) report.SLAResult {
+	th := s.Threshold.Seconds()
+	n := len(latencies) + failed
+	r := report.SLAResult{ThresholdS: th, Percentile: s.Percentile, Requests: n, Violations: failed}
+	for _, l := range latencies {
+		if l > th {
+			r.Violations++
+		}
+	}
+	if n == 0 {
+		return r
+	}
+	r.Compliance = 1 - float64(r.Violations)/float64(n)
+	r.Met = r.Violations <= s.allowed(n)
+	rank := max(int(math.Ceil(s.Percentile/100*float64(n))), 1)
+	if rank <= len(latencies) {
+		sorted := slices.Clone(latencies)
+		slices.Sort(sorted)
+		v := sorted[rank-1]
+		r.ObservedS = &v
+	}
+	return r
+}
+
+// Search bounds.
+const (
+	// searchTolerance ends the bisection when the failing rate is within
+	// this fraction above the passing one.
+	searchTolerance = 0.05
+	// searchMaxSteps caps the ramp: up or down by at most 2^searchMaxSteps.
+	searchMaxSteps = 12
+	// DefaultMaxTrials caps the trials of one search.
+	DefaultMaxTrials = 12
+	// minTrialRequests is the fewest requests a trial aims for (a p99 needs
+	// about a hundred to mean much); a trial still lasts at most four times
+	// the trial duration.
+	minTrialRequests = 50
+)
+
+// searchMethod documents the search in the report.
+const searchMethod = "exponential ramp then bisection: start at the given --qps (or half the rate one worker " +
+	"sustains by the warm-up median times the workers); double the rate after each passing trial until one fails " +
+	"(halve it after each failing one until one passes); then bisect between the highest passing and the lowest " +
+	"failing rate until they are within 5%; each trial is a bounded open-loop run (Poisson arrivals, latency from " +
+	"the scheduled arrival), stopped early once its violations exceed what the SLA allows; the peak is the highest " +
+	"passing rate"
+
+// trialFunc runs one SLA trial at a target rate.
+type trialFunc func(ctx context.Context, qps float64) (report.Trial, error)
+
+// searchPeak finds the highest rate whose trial meets the SLA, starting at
+// start, with at most maxTrials trials (see searchMethod).
+func searchPeak(ctx context.Context, start float64, maxTrials int, trial trialFunc) (*report.SLASearch, error) {
+	if !(start > 0) {
+		return nil, fmt.Errorf("SLA search: start rate %v is not positive", start)
+	}
+	if maxTrials <= 0 {
+		maxTrials = DefaultMaxTrials
+	}
+	res := &report.SLASearch{Method: searchMethod}
+	lo, hi := 0.0, math.Inf(1) // highest passing, lowest failing
+	r := start
+	for len(res.Trials) < maxTrials {
+		t, err := trial(ctx, r)
+		if err != nil {
+			return res, err
+		}
+		res.Trials = append(res.Trials, t)
+		if t.SLA.Met {
+			lo = max(lo, r)
+		} else {
+			hi = min(hi, r)
+		}
+		switch {
+		case math.IsInf(hi, 1): // still ramping up
+			if r >= start*math.Exp2(searchMaxSteps) {
+				res.Note = fmt.Sprintf("every trial up to %.4g requests/s met the SLA; the peak is higher", r)
+				return finish(res, lo, hi), nil
+			}
+			r *= 2
+		case lo == 0: // ramping down
+			if r <= start/math.Exp2(searchMaxSteps) {
+				res.Note = fmt.Sprintf("no trial down to %.4g requests/s met the SLA: a single request takes longer than it allows", r)
+				return finish(res, lo, hi), nil
+			}
+			r /= 2
+		default:
+			if hi <= lo*(1+searchTolerance) {
+				return finish(res, lo, hi), nil
+			}
+			r = (lo + hi) / 2
+		}
+	}
+	res.Note = fmt.Sprintf("stopped after %d trials, before the passing and failing rates came within %.0f%%", maxTrials, 100*searchTolerance)
+	return finish(res, lo, hi), nil
+}
+
+func finish(res *report.SLASearch, lo, hi float64) *report.SLASearch {
+	res.PeakQPS = lo
+	res.Found = lo > 0
+	if !math.IsInf(hi, 1) {
+		res.UpperQPS = hi
+	}
+	return res
+}
+
+// trialRequests is how many arrivals a trial at rate qps gets: qps ×
+// trialDuration, raised to minTrialRequests, but never more than four
+// trial durations' worth (and at least one).
+func trialRequests(qps float64, trialDuration time.Duration) int {
+	n := int(math.Round(qps * trialDuration.Seconds()))
+	if n < minTrialRequests {
+		n = min(minTrialRequests, int(math.Ceil(qps*4*trialDuration.Seconds())))
+	}
+	return max(n, 1)
+}

@@ -1,0 +1,240 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/ortel-dev/ortel/internal/report"
+)
+
+func TestParseSLA(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    SLA
+		wantErr string
+	}{
+		{"20ms", SLA{20 * time.Millisecond, 99}, ""},
+		{"20ms@p95", SLA{20 * time.Millisecond, 95}, ""},
+		{" 1.5s @ p99.9 ", SLA{1500 * time.Millisecond, 99.9}, ""},
+		{"250us@P50", SLA{250 * time.Microsecond, 50}, ""},
+		{"20", SLA{}, "not a positive duration"},
+		{"-5ms", SLA{}, "not a positive duration"},
+		{"0s", SLA{}, "not a positive duration"},
+		{"20ms@p100", SLA{}, "between 0 and 100"},
+		{"20ms@p0", SLA{}, "between 0 and 100"},
+		{"20ms@99x", SLA{}, "between 0 and 100"},
+		{"", SLA{}, "not a positive duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseSLA(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
+			}
+			if back, err := ParseSLA(got.String()); err != nil || back != got {
+				t.Errorf("String %q does not parse back: %+v %v", got.String(), back, err)
+			}
+		})
+	}
+}
+
+func ms(xs ...float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x / 1000
+	}
+	return out
+}
+
+func TestSLACheck(t *testing.T) {
+	hundred := func(slow int, slowMS float64) []float64 {
+		out := make([]float64, 100)
+		for i := range out {
+			out[i] = 0.010
+			if i < slow {
+				out[i] = slowMS / 1000
+			}
+		}
+		return out
+	}
+	p99 := SLA{20 * time.Millisecond, 99}
+	tests := []struct {
+		name       string
+		sla        SLA
+		lat        []float64
+		failed     int
+		violations int
+		met        bool
+		observed   float64 // seconds; -1: on a failed request
+	}{
+		{"all fast", p99, hundred(0, 0), 0, 0, true, 0.010},
+		{"one slow of 100 is allowed at p99", p99, hundred(1, 50), 0, 1, true, 0.010},
+		{"two slow of 100 miss p99", p99, hundred(2, 50), 0, 2, false, 0.050},
+		{"at the threshold is within", p99, hundred(5, 20), 0, 0, true, 0.020},
+		{"a failure counts as a violation", p99, hundred(1, 50)[:99], 1, 2, false, 0.050},
+		{"the rank falls on a failure", p99, hundred(0, 0)[:98], 2, 2, false, -1},
+		{"p50 allows half", SLA{20 * time.Millisecond, 50}, ms(10, 30, 30, 10), 0, 2, true, 0.010},
+		{"p50 misses with three of four", SLA{20 * time.Millisecond, 50}, ms(10, 30, 30, 30), 0, 3, false, 0.030},
+		{"no requests", p99, nil, 0, 0, false, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.sla.check(tt.lat, tt.failed)
+			if r.Violations != tt.violations || r.Met != tt.met {
+				t.Errorf("violations %d met %t, want %d %t", r.Violations, r.Met, tt.violations, tt.met)
+			}
+			n := len(tt.lat) + tt.failed
+			if n > 0 && math.Abs(r.Compliance-(1-float64(tt.violations)/float64(n))) > 1e-12 {
+				t.Errorf("compliance %v", r.Compliance)
+			}
+			switch {
+			case tt.observed < 0 && r.ObservedS != nil:
+				t.Errorf("observed %v, want none (a failed request)", *r.ObservedS)
+			case tt.observed >= 0 && (r.ObservedS == nil || *r.ObservedS != tt.observed):
+				t.Errorf("observed %v, want %v", r.ObservedS, tt.observed)
+			}
+			if r.ObservedS != nil && (*r.ObservedS <= r.ThresholdS) != r.Met {
+				t.Errorf("verdict %t disagrees with observed %v vs threshold %v", r.Met, *r.ObservedS, r.ThresholdS)
+			}
+		})
+	}
+}
+
+// scriptedCapacity is a server model whose trials meet the SLA exactly up
+// to capacity requests/s.
+func scriptedCapacity(capacity float64, calls *[]float64) trialFunc {
+	return func(ctx context.Context, qps float64) (report.Trial, error) {
+		*calls = append(*calls, qps)
+		return report.Trial{TargetQPS: qps, SLA: report.SLAResult{Met: qps <= capacity}}, nil
+	}
+}
+
+func TestSearchPeakConverges(t *testing.T) {
+	tests := []struct {
+		name     string
+		capacity float64
+		start    float64
+	}{
+		{"start below capacity ramps up", 137.3, 10},
+		{"start above capacity ramps down", 13.7, 400},
+		{"start right at capacity", 50, 50},
+		{"fractional rates", 0.8, 0.1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var calls []float64
+			res, err := searchPeak(context.Background(), tt.start, DefaultMaxTrials, scriptedCapacity(tt.capacity, &calls))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Found || res.PeakQPS > tt.capacity || res.PeakQPS < tt.capacity/(1+searchTolerance) {
+				t.Errorf("peak %v (found %t), want within 5%% below %v; trials %v", res.PeakQPS, res.Found, tt.capacity, calls)
+			}
+			if res.UpperQPS <= tt.capacity || res.UpperQPS > res.PeakQPS*(1+searchTolerance) {
+				t.Errorf("upper %v: want the lowest failing rate, within 5%% of the peak %v", res.UpperQPS, res.PeakQPS)
+			}
+			if len(res.Trials) != len(calls) || len(calls) > DefaultMaxTrials {
+				t.Errorf("%d trials reported, %d run", len(res.Trials), len(calls))
+			}
+			if res.Note != "" {
+				t.Errorf("note %q on a converged search", res.Note)
+			}
+		})
+	}
+}
+
+func TestSearchPeakLimits(t *testing.T) {
+	var calls []float64
+	res, _ := searchPeak(context.Background(), 10, 3, scriptedCapacity(1000, &calls))
+	if len(calls) != 3 || res.PeakQPS != 40 || !strings.Contains(res.Note, "stopped after 3 trials") {
+		t.Errorf("capped search: trials %v, peak %v, note %q", calls, res.PeakQPS, res.Note)
+	}
+	calls = nil
+	res, _ = searchPeak(context.Background(), 10, 100, scriptedCapacity(math.Inf(1), &calls))
+	if !res.Found || !strings.Contains(res.Note, "every trial") || res.UpperQPS != 0 {
+		t.Errorf("unbounded capacity: peak %v, note %q, upper %v", res.PeakQPS, res.Note, res.UpperQPS)
+	}
+	calls = nil
+	res, _ = searchPeak(context.Background(), 10, 100, scriptedCapacity(0, &calls))
+	if res.Found || res.PeakQPS != 0 || !strings.Contains(res.Note, "no trial") {
+		t.Errorf("SLA never met: found %t, peak %v, note %q", res.Found, res.PeakQPS, res.Note)
+	}
+	boom := errors.New("boom")
+	if _, err := searchPeak(context.Background(), 1, 5, func(context.Context, float64) (report.Trial, error) {
+		return report.Trial{}, boom
+	}); !errors.Is(err, boom) {
+		t.Errorf("trial error lost: %v", err)
+	}
+	if _, err := searchPeak(context.Background(), 0, 5, scriptedCapacity(1, &calls)); err == nil {
+		t.Error("a zero start rate was accepted")
+	}
+}
+
+// TestSearchPeakOnQueueingModel runs the real search with real open-loop
+// trials on a scripted service of 4ms per request (capacity 250/s with one
+// worker) in a synctest bubble. The p99 of an M/D/1 queue stays under 20ms
+// well below capacity and explodes near it, so the peak lands between.
+func TestSearchPeakOnQueueingModel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sla := SLA{Threshold: 20 * time.Millisecond, Percentile: 99}
+		exec := scripted(func(int) time.Duration { return 4 * time.Millisecond })
+		trialNo := 0
+		trial := func(ctx context.Context, qps float64) (report.Trial, error) {
+			trialNo++
+			n := trialRequests(qps, 4*time.Second)
+			res, err := runPhase(ctx, phase{scenario: Server, workers: 1, requests: n, qps: qps, seed: uint64(trialNo),
+				threshold: sla.Threshold, budget: sla.allowed(n) + 1}, exec)
+			if err != nil {
+				return report.Trial{}, err
+			}
+			tr := report.Trial{TargetQPS: qps, SLA: sla.check(res.latencies(), res.errors()), Aborted: res.aborted}
+			if res.aborted {
+				tr.SLA.Met = false
+			}
+			return tr, nil
+		}
+		res, err := searchPeak(context.Background(), 50, DefaultMaxTrials, trial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Found || res.PeakQPS < 100 || res.PeakQPS >= 250 {
+			t.Errorf("peak %v requests/s for a 4ms service and a 20ms p99; want between 100 and the 250/s capacity", res.PeakQPS)
+		}
+		for _, tr := range res.Trials {
+			if tr.TargetQPS > 250 && tr.SLA.Met {
+				t.Errorf("a trial above capacity (%v/s) met the SLA", tr.TargetQPS)
+			}
+		}
+		t.Logf("peak %.1f requests/s after %d trials", res.PeakQPS, len(res.Trials))
+	})
+}
+
+func TestTrialRequests(t *testing.T) {
+	tests := []struct {
+		qps  float64
+		d    time.Duration
+		want int
+	}{
+		{100, 2 * time.Second, 200},
+		{10, 2 * time.Second, 50}, // raised to the minimum
+		{2, 2 * time.Second, 16},  // capped at four trial durations
+		{0.1, 2 * time.Second, 1}, // at least one
+		{1000, time.Second, 1000},
+	}
+	for _, tt := range tests {
+		if got := trialRequests(tt.qps, tt.d); got != tt.want {
+			t.Errorf("trialRequests(%v, %v) = %d, want %d", tt.qps, tt.d, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package hardware
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/ortel-dev/ortel/receivers/rapl"
+)
+
+// TestOpenThisMachine opens every receiver on this machine: cpu, memory,
+// process and perf's software events must be available on Linux, and every
+// unavailable source must say why.
+func TestOpenThisMachine(t *testing.T) {
+	reader := metric.NewManualReader()
+	mp := metric.NewMeterProvider(metric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	set := Open(context.Background(), Options{MeterProvider: mp, GPUWait: time.Second})
+	defer set.Shutdown(context.Background())
+	byName := map[string]Status{}
+	for _, st := range set.Statuses() {
+		byName[st.Source] = st
+		if !st.Available && st.Reason == "" {
+			t.Errorf("%s is unavailable without a reason", st.Source)
+		}
+	}
+	for _, want := range []string{"cpu", "memory", "process", "perf (software events)"} {
+		if !byName[want].Available {
+			t.Errorf("%s should be available here: %+v", want, byName[want])
+		}
+	}
+	for _, src := range []string{"rapl", "thermal", "nvml", "perf (hardware counters)"} {
+		if _, ok := byName[src]; !ok {
+			t.Errorf("no status for %s", src)
+		}
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Logf("collect: %v", err)
+	}
+	names := map[string]bool{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			names[m.Name] = true
+		}
+	}
+	for _, want := range []string{"system.cpu.time", "system.memory.usage", "process.memory.usage", "ortel.perf.page_faults"} {
+		if !names[want] {
+			t.Errorf("metric %s not collected (have %d metrics)", want, len(names))
+		}
+	}
+}
+
+// TestSamplerSummarizesThisMachine samples a busy phase and checks the
+// summary holds CPU utilization and peak RSS, and explains missing energy.
+func TestSamplerSummarizesThisMachine(t *testing.T) {
+	set := Open(context.Background(), Options{})
+	defer set.Shutdown(context.Background())
+	s := NewSampler(set, 20*time.Millisecond, -1)
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Burn CPU for ~300ms so the process shows up as busy.
+	deadline := time.Now().Add(300 * time.Millisecond)
+	x := 0.0
+	for time.Now().Before(deadline) {
+		for i := 0; i < 10000; i++ {
+			x += math.Sqrt(float64(i))
+		}
+	}
+	buf := make([]byte, 32<<20) // touch 32 MiB: peak RSS must see it
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	h := s.Stop(100)
+	if h == nil {
+		t.Fatal("no summary")
+	}
+	if h.Inferences != 100 || h.WallS < 0.25 {
+		t.Errorf("inferences %d, wall %.2fs", h.Inferences, h.WallS)
+	}
+	if h.CPU == nil || h.CPU.UtilizationMean <= 0 || h.CPU.UtilizationMax < h.CPU.UtilizationMean {
+		t.Errorf("cpu = %+v", h.CPU)
+	}
+	if h.Process == nil || h.Process.PeakRSSBytes < 32<<20 || h.Process.CPUUtilizationMean <= 0.1 {
+		t.Errorf("process = %+v (x=%v, buf=%d)", h.Process, x, buf[len(buf)-1])
+	}
+	if len(h.Series) < 5 {
+		t.Errorf("series has %d samples, want several at 20ms over 300ms", len(h.Series))
+	}
+	if len(h.Energy) == 0 && !strings.Contains(h.EnergyUnavailable, "rapl") {
+		t.Errorf("no energy and no reason naming rapl: %q", h.EnergyUnavailable)
+	}
+	if len(h.Sources) == 0 {
+		t.Error("sources not listed")
+	}
+}
+
+// writeZone writes one RAPL zone of a fixture sysfs tree.
+func writeZone(t *testing.T, root, dir, name string, uj uint64) {
+	t.Helper()
+	d := filepath.Join(root, "sys/class/powercap", dir)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for file, v := range map[string]string{"name": name, "energy_uj": strconv.FormatUint(uj, 10), "max_energy_range_uj": "262143328850", "enabled": "1"} {
+		if err := os.WriteFile(filepath.Join(d, file), []byte(v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSamplerEnergyPerInference uses a fixture RAPL tree: the package uses
+// 50 J and its dram subzone 5 J over the phase; 10 inferences make 5 J and
+// 0.5 J per inference, and the subzone keeps its parent.
+func TestSamplerEnergyPerInference(t *testing.T) {
+	root := t.TempDir()
+	writeZone(t, root, "intel-rapl:0", "package-0", 1_000_000_000)
+	writeZone(t, root, "intel-rapl:0:0", "dram", 2_000_000)
+	r, err := rapl.New(rapl.WithRoot(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &Set{RAPL: r, statuses: []Status{{Source: "rapl", Available: true}}}
+	defer set.Shutdown(context.Background())
+	s := NewSampler(set, time.Hour, -1)
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	writeZone(t, root, "intel-rapl:0", "package-0", 1_050_000_000)
+	writeZone(t, root, "intel-rapl:0:0", "dram", 7_000_000)
+	h := s.Stop(10)
+	if len(h.Energy) != 2 || h.EnergyUnavailable != "" {
+		t.Fatalf("energy = %+v (unavailable %q)", h.Energy, h.EnergyUnavailable)
+	}
+	want := map[string][3]float64{"package-0": {50, 5, 0}, "package-0/dram": {5, 0.5, 1}}
+	for _, e := range h.Energy {
+		w, ok := want[e.Name]
+		if !ok {
+			t.Fatalf("unexpected zone %q", e.Name)
+		}
+		if math.Abs(e.Joules-w[0]) > 1e-9 || math.Abs(e.JoulesPerInference-w[1]) > 1e-9 {
+			t.Errorf("%s: %v J, %v J/inference, want %v and %v", e.Name, e.Joules, e.JoulesPerInference, w[0], w[1])
+		}
+		if (e.Parent != "") != (w[2] == 1) {
+			t.Errorf("%s: parent %q", e.Name, e.Parent)
+		}
+		if e.Source != "rapl" || e.Type == "" || e.PowerMeanW <= 0 {
+			t.Errorf("%s: %+v", e.Name, e)
+		}
+	}
+}
+
+func TestSamplerStopWithoutStart(t *testing.T) {
+	s := NewSampler(&Set{}, 0, 0)
+	if h := s.Stop(3); h != nil {
+		t.Errorf("Stop without Start = %+v, want nil", h)
+	}
+}

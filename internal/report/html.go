@@ -1,0 +1,92 @@
+package report
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// The HTML report's template, stylesheet and chart code are embedded, and
+// inlined into every page: the page needs no network and no other file.
+//
+//go:embed html/report.html.tmpl html/report.css html/report.js
+var htmlFS embed.FS
+
+var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+	"dur":      dur,
+	"rate":     rate,
+	"optRate":  optRate,
+	"optNum":   optNum,
+	"optPct":   optPct,
+	"pct":      func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
+	"joules":   joules,
+	"short":    shortProvider,
+	"join":     strings.Join,
+	"evidence": evidenceLine,
+	"deref":    func(p *float64) float64 { return *p },
+	"bytes":    func(n uint64) string { return bytesHuman(int64(n)) },
+}).ParseFS(htmlFS, "html/report.html.tmpl"))
+
+// htmlView is what the template sees.
+type htmlView struct {
+	R    *Report
+	Data template.JS
+	CSS  template.CSS
+	JS   template.JS
+	KPIs []kpi
+}
+
+type kpi struct{ Label, Value string }
+
+// WriteHTML renders the report as one self-contained HTML page: the report
+// JSON, the stylesheet and the chart code (SVG drawn by embedded
+// JavaScript: latency histogram and CDF, warm-up curve, operator timeline,
+// op-type breakdown, roofline, hardware time series, batch sweep) are
+// inlined, so the page works offline and loads nothing from any network.
+func WriteHTML(w io.Writer, r *Report) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	// json.Marshal escapes <, > and &, so no string in the report can close
+	// the script element it is embedded in.
+	css, err := htmlFS.ReadFile("html/report.css")
+	if err != nil {
+		return err
+	}
+	js, err := htmlFS.ReadFile("html/report.js")
+	if err != nil {
+		return err
+	}
+	v := htmlView{R: r, Data: template.JS(data), CSS: template.CSS(css), JS: template.JS(js), KPIs: kpis(r)}
+	var b bytes.Buffer
+	if err := htmlTmpl.Execute(&b, v); err != nil {
+		return fmt.Errorf("render HTML report: %w", err)
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+func kpis(r *Report) []kpi {
+	out := []kpi{
+		{"p50 latency", dur(r.Latency.P50)},
+		{"p99 latency", dur(r.Latency.P99)},
+		{"throughput", fmt.Sprintf("%.1f items/s", r.Throughput.ItemsPerS)},
+		{"session creation", dur(r.Session.CreationS)},
+	}
+	if a := r.Analysis; a != nil {
+		if a.Energy.Available {
+			out = append(out, kpi{"energy per inference", joules(a.Energy.JoulesPerInference)})
+		} else {
+			out = append(out, kpi{"energy per inference", "unavailable"})
+		}
+		if len(a.Findings) > 0 {
+			out = append(out, kpi{"findings (top: " + a.Findings[0].Rule + ")", fmt.Sprint(len(a.Findings))})
+		}
+	}
+	return out
+}

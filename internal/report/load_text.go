@@ -1,0 +1,200 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ortel-dev/ortel/internal/stats"
+)
+
+// curveShown is how many warm-up curve points the text report prints.
+const curveShown = 12
+
+// writeLoadText renders the sections of load.go: warm-up, load scenario,
+// SLA and its search, jitter, batch sweep, generation.
+func writeLoadText(w io.Writer, p *printer, r *Report) {
+	if wu := r.Warmup; wu != nil {
+		writeWarmup(p, wu)
+	}
+	if l := r.Load; l != nil && (l.Scenario != "single-stream" || l.SLA != nil) {
+		writeLoad(w, p, l)
+	}
+	if j := r.Jitter; j != nil {
+		writeJitter(p, j)
+	}
+	if s := r.BatchSweep; s != nil {
+		writeSweep(w, p, s)
+	}
+	if g := r.Generation; g != nil {
+		writeGeneration(w, p, g)
+	}
+}
+
+func writeWarmup(p *printer, wu *Warmup) {
+	p.f("\n")
+	p.f("Warm-up\n")
+	if wu.ModelLoadS > 0 || wu.InitializationS > 0 {
+		p.f("  session load      %s, initialization %s (ONNX Runtime's profiler)\n", dur(wu.ModelLoadS), dur(wu.InitializationS))
+	}
+	runs := fmt.Sprintf("%d", wu.Runs)
+	if wu.Mode == "auto" {
+		runs += fmt.Sprintf(" (auto, at most %d)", wu.MaxRuns)
+	}
+	p.f("  warm-up runs      %s\n", runs)
+	if wu.Steady {
+		p.f("  steady state      after %s (%s), median %s; seen after %s\n",
+			plural(wu.SteadyAfterRuns, "run"), dur(wu.SteadyS), dur(wu.SteadyMedianS), plural(wu.DetectedAfterRuns, "run"))
+	} else {
+		p.f("  steady state      not reached (%d-run windows, medians within %.0f%%)\n", wu.Window, 100*wu.Tolerance)
+	}
+	if len(wu.CurveS) > 0 {
+		n := min(len(wu.CurveS), curveShown)
+		parts := make([]string, n)
+		for i, v := range wu.CurveS[:n] {
+			parts[i] = dur(v)
+		}
+		more := ""
+		if len(wu.CurveS) > n {
+			more = fmt.Sprintf(" … (%d runs)", len(wu.CurveS))
+		}
+		p.f("  curve             %s%s\n", strings.Join(parts, " "), more)
+	}
+}
+
+func writeLoad(w io.Writer, p *printer, l *Load) {
+	p.f("\n")
+	sessions := "one shared session"
+	if l.Sessions == "per-worker" {
+		sessions = "a session per worker"
+	}
+	p.f("Load: %s scenario, %s, %s; latency from %s\n", l.Scenario, plural(l.Concurrency, "worker"), sessions, strings.ReplaceAll(l.LatencyFrom, "_", " "))
+	if l.TargetQPS > 0 {
+		p.f("  target    %.4g requests/s (Poisson arrivals)\n", l.TargetQPS)
+	}
+	p.f("  achieved  %.4g requests/s, %.4g items/s; %d of %d requests done", l.AchievedQPS, l.ItemsPerS, l.Completed, l.Requests)
+	if l.Errors > 0 {
+		p.f(", %d failed,", l.Errors)
+	}
+	p.f(" in %s\n", dur(l.WallS))
+	if q := l.QueueWait; q != nil {
+		p.f("  queueing  wait p50 %s, p99 %s, max %s; deepest queue %d\n", dur(q.P50), dur(q.P99), dur(q.Max), l.MaxQueueDepth)
+	}
+	if s := l.SLA; s != nil {
+		p.f("  SLA       %s\n", slaText(s))
+	}
+	if s := l.Search; s != nil {
+		p.f("\n")
+		if s.Found {
+			p.f("Peak rate meeting the SLA: %.4g requests/s", s.PeakQPS)
+			if s.UpperQPS > 0 {
+				p.f(" (%.4g failed)", s.UpperQPS)
+			}
+			p.f(", %d trials\n", len(s.Trials))
+		} else {
+			p.f("Peak rate meeting the SLA: none found, %d trials\n", len(s.Trials))
+		}
+		pct := "p99"
+		if len(s.Trials) > 0 && s.Trials[0].SLA.Percentile > 0 {
+			pct = fmt.Sprintf("p%g", s.Trials[0].SLA.Percentile)
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "  target/s\tachieved/s\trequests\tp50\t%s\tviolations\tverdict\t\n", pct)
+		for _, t := range s.Trials {
+			verdict := "met"
+			if !t.SLA.Met {
+				verdict = "missed"
+			}
+			if t.Aborted {
+				verdict += " (stopped early)"
+			}
+			obs := "failed"
+			if t.SLA.ObservedS != nil {
+				obs = dur(*t.SLA.ObservedS)
+			}
+			fmt.Fprintf(tw, "  %.4g\t%.4g\t%d/%d\t%s\t%s\t%d\t%s\t\n", t.TargetQPS, t.AchievedQPS, t.Completed, t.Planned,
+				dur(t.P50S), obs, t.SLA.Violations, verdict)
+		}
+		tw.Flush()
+		if s.Note != "" {
+			p.f("  note: %s\n", s.Note)
+		}
+	}
+}
+
+func slaText(s *SLAResult) string {
+	verdict := "met"
+	if !s.Met {
+		verdict = "MISSED"
+	}
+	obs := "a failed request"
+	if s.ObservedS != nil {
+		obs = dur(*s.ObservedS)
+	}
+	return fmt.Sprintf("p%g ≤ %s: %s (p%g %s; %d of %d requests over, compliance %.2f%%)",
+		s.Percentile, dur(s.ThresholdS), verdict, s.Percentile, obs, s.Violations, s.Requests, 100*s.Compliance)
+}
+
+func writeJitter(p *printer, j *Jitter) {
+	p.f("\n")
+	p.f("Jitter\n")
+	p.f("  std %s, p99/p50 %.2f, consecutive delta max %s (mean %s)\n", dur(j.StdS), j.TailRatio, dur(j.MaxDeltaS), dur(j.MeanDeltaS))
+	p.f("  outliers  %d above %s (median + %g robust std)\n", j.OutlierCount, dur(j.ThresholdS), j.K)
+	const shown = 10
+	for i, o := range j.Outliers {
+		if i == shown {
+			p.f("            … %d more in the JSON report\n", len(j.Outliers)-shown)
+			break
+		}
+		p.f("            run %d at %s: %s\n", o.Run, dur(o.OffsetS), dur(o.LatencyS))
+	}
+}
+
+func writeSweep(w io.Writer, p *printer, s *BatchSweep) {
+	p.f("\n")
+	best := "none"
+	if s.BestBatch > 0 {
+		best = fmt.Sprint(s.BestBatch)
+	}
+	p.f("Batch sweep (against batch %d; best batch %s: %s)\n", s.ReferenceBatch, best, s.BestRule)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  batch\tp50\tp99\truns/s\titems/s\tspeedup\tefficiency\tSLA\t\n")
+	for _, st := range s.Steps {
+		sla := "-"
+		if st.SLA != nil {
+			sla = "met"
+			if !st.SLA.Met {
+				sla = "missed"
+			}
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%.1f\t%.1f\t%.2fx\t%.0f%%\t%s\t\n", st.Batch, dur(st.Latency.P50), dur(st.Latency.P99),
+			st.RunsPerS, st.ItemsPerS, st.Speedup, 100*st.Efficiency, sla)
+	}
+	tw.Flush()
+}
+
+func writeGeneration(w io.Writer, p *printer, g *Generation) {
+	p.f("\n")
+	p.f("Generation (%d generations of %d tokens from a %d-token prompt; %d layers, %d heads × %d, vocabulary %d)\n",
+		g.Generations, g.OutputTokens, g.PromptTokens, g.Layers, g.Heads, g.HeadDim, g.Vocab)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  \tmin\tp50\tp90\tp99\tmax\t\n")
+	row := func(name string, s stats.Summary) {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", name, dur(s.Min), dur(s.P50), dur(s.P90), dur(s.P99), dur(s.Max))
+	}
+	row("time to first token", g.TTFT)
+	if g.TPOT.Count > 0 {
+		row("time per output token", g.TPOT)
+	}
+	tw.Flush()
+	p.f("  tokens/s  %.1f (p50, start to last token); decode %.1f (p50)\n", g.TokensPerS.P50, g.DecodeTokensPerS.P50)
+	p.f("  KV cache  %s after the last token\n", bytesHuman(g.KVCacheBytes))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,184 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// WriteMarkdown renders the report as GitHub-flavoured Markdown: the run's
+// context, latency, throughput, operators, load sections present,
+// roofline, findings and energy, as tables a pull request or wiki shows.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	p := &printer{w: w}
+	p.f("# ortel report — %s\n\n", mdEsc(r.Model.Name))
+	p.f("| | |\n|---|---|\n")
+	p.f("| model | `%s` (%s, sha256 `%.12s`) |\n", mdCode(r.Model.Path), bytesHuman(r.Model.SizeBytes), r.Model.SHA256)
+	for _, in := range r.Model.Inputs {
+		p.f("| input | `%s` %s%s |\n", mdCode(in.Name), in.Type, dims(in.Shape))
+	}
+	p.f("| runtime | ONNX Runtime %s, %s |\n", r.Runtime.ORTVersion, strings.Join(r.Runtime.Providers, ", "))
+	p.f("| host | %s, %d logical CPUs, %s/%s |\n", mdEsc(orDash(r.Host.CPUModel)), r.Host.LogicalCPUs, r.Host.OS, r.Host.Arch)
+	p.f("| created | %s by %s %s |\n\n", r.CreatedAt.Format("2006-01-02 15:04:05 MST"), r.Tool.Name, r.Tool.Version)
+
+	p.f("## Latency\n\n")
+	l := r.Latency
+	p.f("| runs | min | mean | std | p50 | p90 | p95 | p99 | p99.9 | max |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p.f("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n\n", l.Count, dur(l.Min), dur(l.Mean), dur(l.Std), dur(l.P50), dur(l.P90), dur(l.P95), dur(l.P99), dur(l.P999), dur(l.Max))
+	if l.Errors > 0 {
+		p.f("%d runs failed.\n\n", l.Errors)
+	}
+	p.f("Cold start: session creation %s, first run %s. Throughput: %.1f runs/s, %.1f items/s over %s.\n\n",
+		dur(r.Session.CreationS), dur(r.Session.FirstRunS), r.Throughput.RunsPerS, r.Throughput.ItemsPerS, dur(r.Throughput.WallS))
+	if wu := r.Warmup; wu != nil && len(wu.CurveS) > 0 {
+		p.f("Warm-up (%s): %d runs", wu.Mode, wu.Runs)
+		if wu.Steady {
+			p.f(", steady after %d runs (median %s)", wu.SteadyAfterRuns, dur(wu.SteadyMedianS))
+		} else {
+			p.f(", not steady within them")
+		}
+		p.f(".\n\n")
+	}
+	if j := r.Jitter; j != nil {
+		p.f("Jitter: std %s, p99/p50 %.2f, max consecutive delta %s, %d outliers above %s.\n\n", dur(j.StdS), j.TailRatio, dur(j.MaxDeltaS), j.OutlierCount, dur(j.ThresholdS))
+	}
+	if ld := r.Load; ld != nil {
+		p.f("Load scenario %s: concurrency %d, %.1f QPS achieved", ld.Scenario, ld.Concurrency, ld.AchievedQPS)
+		if ld.TargetQPS > 0 {
+			p.f(" of %.1f targeted", ld.TargetQPS)
+		}
+		p.f(", %d/%d requests completed, %d errors.\n\n", ld.Completed, ld.Requests, ld.Errors)
+	}
+	if b := r.BatchSweep; b != nil && len(b.Steps) > 0 {
+		p.f("### Batch sweep\n\n| batch | items/s | p50 | p99 | speed-up | efficiency |\n|---:|---:|---:|---:|---:|---:|\n")
+		for _, s := range b.Steps {
+			mark := ""
+			if s.Batch == b.BestBatch {
+				mark = " **best**"
+			}
+			p.f("| %d%s | %.1f | %s | %s | %.2f | %.2f |\n", s.Batch, mark, s.ItemsPerS, dur(s.Latency.P50), dur(s.Latency.P99), s.Speedup, s.Efficiency)
+		}
+		p.f("\n")
+	}
+
+	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
+		p.f("## Operators\n\n%s (a separate pass), %d nodes per run", plural(o.ProfiledRuns, "profiled run"), o.Nodes)
+		provs := make([]string, 0, len(o.NodesByProvider))
+		for k, n := range o.NodesByProvider {
+			provs = append(provs, fmt.Sprintf("%s %d", shortProvider(k), n))
+		}
+		sort.Strings(provs)
+		p.f(" (%s).\n\n", strings.Join(provs, ", "))
+		p.f("| op type | provider | calls | total | share | mean |\n|---|---|---:|---:|---:|---:|\n")
+		for i, t := range o.ByType {
+			if i == TopOperators {
+				p.f("| … %d more | | | | | |\n", len(o.ByType)-TopOperators)
+				break
+			}
+			p.f("| %s | %s | %d | %s | %.1f%% | %s |\n", mdEsc(t.OpType), shortProvider(t.Provider), t.Calls, dur(t.TotalS), 100*t.Share, dur(t.MeanS))
+		}
+		p.f("\n")
+	}
+
+	if h := r.Hardware; h != nil {
+		writeHardwareMarkdown(p, h)
+	}
+
+	if a := r.Analysis; a != nil {
+		p.f("## Roofline\n\n")
+		if pk := a.Peaks; pk != nil {
+			p.f("Machine peaks: %s (%s), %s (%s); ridge point %.2f FLOP/byte.\n\n", rate(pk.FLOPsPerS, "FLOP/s"), pk.FLOPsSource, rate(pk.BytesPerS, "B/s"), pk.BytesSource, pk.Ridge)
+		} else {
+			p.f("No machine peaks: operators are not classified.\n\n")
+		}
+		if rf := a.Roofline; rf != nil {
+			p.f("| op type | provider | nodes | share | FLOP/s | bytes/s | FLOP/byte | bound | roof |\n|---|---|---:|---:|---:|---:|---:|---|---:|\n")
+			for i, t := range rf.ByOpType {
+				if i == TopRoofline {
+					p.f("| … %d more | | | | | | | | |\n", len(rf.ByOpType)-TopRoofline)
+					break
+				}
+				p.f("| %s | %s | %d | %.1f%% | %s | %s | %s | %s | %s |\n", mdEsc(t.OpType), shortProvider(t.Provider), t.Nodes, 100*t.Share,
+					optRate(t.FLOPsPerS, "FLOP/s"), rate(t.BytesPerS, "B/s"), optNum(t.Intensity), t.Bound, optPct(t.RoofShare))
+			}
+			p.f("\nFLOPs known for %d of %d nodes (%.1f%% of operator time)", rf.KnownNodes, rf.Nodes, 100*rf.KnownTimeShare)
+			if len(rf.UnknownOpTypes) > 0 {
+				p.f("; unknown: %s", strings.Join(rf.UnknownOpTypes, ", "))
+			}
+			p.f(".\n\n")
+		} else {
+			p.f("No roofline: the run has no operator profile.\n\n")
+		}
+		p.f("## Findings\n\n")
+		if len(a.Findings) == 0 {
+			p.f("No rule fired.\n\n")
+		}
+		for i, f := range a.Findings {
+			p.f("%d. **[%s] %s** (`%s`)  \n   %s  \n   → %s  \n   <sub>%s</sub>\n", i+1, f.Severity, mdEsc(f.Title), f.Rule, mdEsc(f.Detail), mdEsc(f.Recommendation), mdEsc(evidenceLine(f.Evidence)))
+		}
+		p.f("\n## Energy\n\n")
+		e := a.Energy
+		if !e.Available {
+			p.f("**Unavailable:** %s\n\n", mdEsc(e.Reason))
+		} else {
+			p.f("| per inference | above idle | inferences/J | avg W | max W | GFLOP/s per W | gCO2e / 1000 inferences |\n|---:|---:|---:|---:|---:|---:|---:|\n")
+			dyn := "-"
+			if e.DynamicJoulesPerInference != nil {
+				dyn = joules(*e.DynamicJoulesPerInference)
+			}
+			p.f("| %s | %s | %.3g | %.2f | %.2f | %s | %s |\n\n", joules(e.JoulesPerInference), dyn, e.InferencesPerJoule, e.AvgW, e.MaxW, optNum(e.GFLOPsPerWatt), optNum(e.Carbon.GramsPer1000))
+			p.f("| source | type | per inference | avg W | max W | in total |\n|---|---|---:|---:|---:|---|\n")
+			for _, s := range e.Sources {
+				p.f("| %s | %s | %s | %.2f | %.2f | %v |\n", mdEsc(s.Name), s.Type, joules(s.JoulesPerInference), s.AvgW, s.MaxW, s.InTotal)
+			}
+			p.f("\n")
+		}
+		p.f("Grid carbon intensity: %g gCO2e/kWh (%s).\n\n", e.Carbon.GridIntensity, mdEsc(e.Carbon.GridSource))
+		for _, n := range a.Notes {
+			p.f("- note: %s\n", mdEsc(n))
+		}
+		if len(a.Notes) > 0 {
+			p.f("\n")
+		}
+	}
+	for _, n := range r.Notes {
+		p.f("- %s\n", mdEsc(n))
+	}
+	return p.err
+}
+
+func writeHardwareMarkdown(p *printer, h *Hardware) {
+	p.f("## Hardware\n\nSampled every %s over %s (%s).", dur(h.IntervalS), dur(h.WallS), plural(h.Inferences, "run"))
+	if c := h.CPU; c != nil {
+		p.f(" Host CPU %.1f%% mean, %.1f%% max of %d CPUs.", 100*c.UtilizationMean, 100*c.UtilizationMax, c.LogicalCPUs)
+	}
+	if pr := h.Process; pr != nil {
+		p.f(" Process CPU %.1f%% mean, peak RSS %s.", 100*pr.CPUUtilizationMean, bytesHuman(int64(pr.PeakRSSBytes)))
+	}
+	for _, g := range h.GPUs {
+		p.f(" GPU %s (%s) %.1f%% busy.", mdEsc(g.Name), mdEsc(g.ID), 100*g.UtilizationMean)
+	}
+	for _, t := range h.Temperatures {
+		p.f(" %s up to %.0f °C.", mdEsc(t.Name), t.MaxCelsius)
+	}
+	p.f("\n\n")
+	if len(h.Sources) > 0 {
+		p.f("| source | available | reason |\n|---|---|---|\n")
+		for _, s := range h.Sources {
+			p.f("| %s | %v | %s |\n", s.Source, s.Available, mdEsc(s.Reason))
+		}
+		p.f("\n")
+	}
+}
+
+// mdEsc escapes the characters that would break a Markdown table cell or
+// start markup.
+func mdEsc(s string) string {
+	return mdReplacer.Replace(s)
+}
+
+// mdCode makes s safe inside a code span in a table cell.
+func mdCode(s string) string { return strings.NewReplacer("`", "'", "|", `\|`, "\n", " ").Replace(s) }
+
+var mdReplacer = strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "`", "'")

@@ -1,0 +1,201 @@
+// Package report defines ortel's run report: the JSON document `ortel bench`
+// writes (report.json) and every other format is rendered from. The schema is
+// versioned by SchemaVersion; fields are only ever added within a version.
+// See docs/report-schema.md.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ortel-dev/ortel/internal/stats"
+)
+
+// SchemaVersion identifies the report layout.
+const SchemaVersion = "ortel.report/v1"
+
+// Report is one bench run.
+type Report struct {
+	SchemaVersion string    `json:"schema_version"`
+	Tool          Tool      `json:"tool"`
+	CreatedAt     time.Time `json:"created_at"`
+	Host          Host      `json:"host"`
+	Runtime       Runtime   `json:"runtime"`
+	Model         Model     `json:"model"`
+	Config        Config    `json:"config"`
+
+	Session    Session    `json:"session"`
+	Latency    Latency    `json:"latency"`
+	Throughput Throughput `json:"throughput"`
+	Operators  *Operators `json:"operators,omitempty"`
+
+	// Sections added by load scenarios (load.go).
+	Warmup     *Warmup     `json:"warmup,omitempty"`
+	Jitter     *Jitter     `json:"jitter,omitempty"`
+	Load       *Load       `json:"load,omitempty"`
+	BatchSweep *BatchSweep `json:"batch_sweep,omitempty"`
+	Generation *Generation `json:"generation,omitempty"`
+	// Hardware readings during the measured phase (hardware.go).
+	Hardware *Hardware `json:"hardware,omitempty"`
+	// Analysis: roofline, findings, energy efficiency (analysis.go).
+	Analysis *Analysis `json:"analysis,omitempty"`
+
+	Telemetry Telemetry `json:"telemetry"`
+	Notes     []string  `json:"notes,omitempty"`
+}
+
+// Tool names the program that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Host describes the machine.
+type Host struct {
+	Hostname    string `json:"hostname"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	CPUModel    string `json:"cpu_model,omitempty"`
+	LogicalCPUs int    `json:"logical_cpus"`
+	MemoryBytes uint64 `json:"memory_bytes,omitempty"`
+	GoVersion   string `json:"go_version"`
+}
+
+// Runtime describes ONNX Runtime.
+type Runtime struct {
+	ORTVersion  string   `json:"ort_version"`
+	LibraryPath string   `json:"library_path"`
+	Providers   []string `json:"execution_providers"`
+}
+
+// Tensor is a model input or output.
+type Tensor struct {
+	Name     string  `json:"name"`
+	Type     string  `json:"type"`
+	Declared []int64 `json:"declared_shape"`
+	Shape    []int64 `json:"shape,omitempty"`
+	Value    *string `json:"value,omitempty"`
+}
+
+// Model describes the model file.
+type Model struct {
+	Name      string   `json:"name"`
+	Path      string   `json:"path"`
+	SizeBytes int64    `json:"size_bytes"`
+	SHA256    string   `json:"sha256"`
+	Producer  string   `json:"producer,omitempty"`
+	Graph     string   `json:"graph,omitempty"`
+	Inputs    []Tensor `json:"inputs"`
+	Outputs   []Tensor `json:"outputs"`
+}
+
+// Config is what the bench was asked to do.
+type Config struct {
+	Runs           int     `json:"runs"`
+	DurationS      float64 `json:"duration_s,omitempty"`
+	Warmup         int     `json:"warmup"`
+	IntraOpThreads int     `json:"intra_op_threads"`
+	InterOpThreads int     `json:"inter_op_threads"`
+	Batch          int64   `json:"batch"`
+	ProfileRuns    int     `json:"profile_runs"`
+	Seed           uint64  `json:"seed"`
+}
+
+// Session holds the cold-start numbers.
+type Session struct {
+	CreationS float64 `json:"creation_s"`
+	FirstRunS float64 `json:"first_run_s"`
+}
+
+// Latency is the steady-state latency of the measured runs, in seconds.
+// Samples keeps every measured latency in run order, so later analysis
+// (comparisons, bootstrap confidence intervals) works from the raw data.
+type Latency struct {
+	stats.Summary
+	Samples []float64 `json:"samples_s"`
+	Errors  int       `json:"errors"`
+}
+
+// Throughput of the measured phase.
+type Throughput struct {
+	RunsPerS  float64 `json:"runs_per_s"`
+	ItemsPerS float64 `json:"items_per_s"`
+	WallS     float64 `json:"wall_s"`
+}
+
+// Operators summarizes the separate operator-profiling pass.
+type Operators struct {
+	ProfiledRuns    int            `json:"profiled_runs"`
+	Nodes           int            `json:"nodes_per_run"`
+	NodesByProvider map[string]int `json:"nodes_by_provider"`
+	TotalS          float64        `json:"total_s"`
+	ByType          []OpType       `json:"by_op_type"`
+	// Timeline is every operator of one profiled run (the last), in order,
+	// with offsets from the run's start: the data of a Gantt chart.
+	Timeline []NodeTiming `json:"timeline,omitempty"`
+}
+
+// OpType aggregates one (op type, provider) pair over the profiled runs.
+type OpType struct {
+	OpType   string  `json:"op_type"`
+	Provider string  `json:"provider"`
+	Calls    int     `json:"calls"`
+	TotalS   float64 `json:"total_s"`
+	Share    float64 `json:"share"`
+	MeanS    float64 `json:"mean_s"`
+}
+
+// NodeTiming is one operator of one run.
+type NodeTiming struct {
+	Name           string   `json:"name"`
+	OpType         string   `json:"op_type"`
+	Provider       string   `json:"provider"`
+	StartS         float64  `json:"start_s"`
+	DurS           float64  `json:"dur_s"`
+	InputShapes    []string `json:"input_shapes,omitempty"`
+	OutputShapes   []string `json:"output_shapes,omitempty"`
+	ActivationSize int64    `json:"activation_bytes"`
+	ParameterSize  int64    `json:"parameter_bytes"`
+	OutputSize     int64    `json:"output_bytes"`
+	Threads        int      `json:"threads,omitempty"`
+	Imbalance      float64  `json:"thread_imbalance,omitempty"`
+}
+
+// Telemetry says where the spans and metrics went.
+type Telemetry struct {
+	Mode          string   `json:"mode"`
+	Endpoint      string   `json:"endpoint,omitempty"`
+	Files         []string `json:"files,omitempty"`
+	SpansExported int64    `json:"spans_exported"`
+	SpansDropped  int64    `json:"spans_dropped"`
+}
+
+// Write writes r as indented JSON to path.
+func (r *Report) Write(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report %q: %w", path, err)
+	}
+	return nil
+}
+
+// Read reads a report written by Write, checking its schema version.
+func Read(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read report %q: %w", path, err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read report %q: not a valid report JSON: %w", path, err)
+	}
+	if r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("read report %q: schema_version is %q, this ortel reads %q", path, r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}

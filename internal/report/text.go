@@ -1,0 +1,165 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// TopOperators is how many op types the text report lists.
+const TopOperators = 15
+
+// WriteText renders the report for a terminal.
+func WriteText(w io.Writer, r *Report) error {
+	p := &printer{w: w}
+	p.f("ortel bench — %s\n", r.Model.Name)
+	p.f("  model     %s (%s, sha256 %.12s)\n", r.Model.Path, bytesHuman(r.Model.SizeBytes), r.Model.SHA256)
+	for _, in := range r.Model.Inputs {
+		v := ""
+		if in.Value != nil {
+			v = " = " + *in.Value
+		}
+		p.f("  input     %s %s%s (declared %s)%s\n", in.Name, in.Type, dims(in.Shape), dims(in.Declared), v)
+	}
+	p.f("  runtime   ONNX Runtime %s, %s\n", r.Runtime.ORTVersion, strings.Join(r.Runtime.Providers, ", "))
+	p.f("  host      %s, %d logical CPUs, %s/%s\n", orDash(r.Host.CPUModel), r.Host.LogicalCPUs, r.Host.OS, r.Host.Arch)
+	threads := "ORT default"
+	if r.Config.IntraOpThreads > 0 {
+		threads = fmt.Sprint(r.Config.IntraOpThreads)
+	}
+	p.f("  config    %d warm-up runs, intra-op threads %s\n", r.Config.Warmup, threads)
+	p.f("\n")
+
+	p.f("Cold start\n")
+	p.f("  session creation  %s\n", dur(r.Session.CreationS))
+	p.f("  first run         %s\n", dur(r.Session.FirstRunS))
+	p.f("\n")
+
+	l := r.Latency
+	p.f("Steady-state latency (%d runs", l.Count)
+	if l.Errors > 0 {
+		p.f(", %d failed", l.Errors)
+	}
+	p.f(")\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  min\tmean\tstd\tp50\tp90\tp95\tp99\tp99.9\tmax\t\n")
+	fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		dur(l.Min), dur(l.Mean), dur(l.Std), dur(l.P50), dur(l.P90), dur(l.P95), dur(l.P99), dur(l.P999), dur(l.Max))
+	tw.Flush()
+	p.f("\n")
+	p.f("Throughput\n")
+	p.f("  %.1f runs/s, %.1f items/s over %s\n", r.Throughput.RunsPerS, r.Throughput.ItemsPerS, dur(r.Throughput.WallS))
+	writeLoadText(w, p, r)
+	writeHardwareText(p, r.Hardware)
+
+	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
+		p.f("\n")
+		p.f("Top operators (%d profiled runs, %d nodes per run, separate pass)\n", o.ProfiledRuns, o.Nodes)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  op type\tprovider\tcalls\ttotal\tshare\tmean\n")
+		for i, t := range o.ByType {
+			if i == TopOperators {
+				fmt.Fprintf(tw, "  … %d more op types\t\t\t\t\t\n", len(o.ByType)-TopOperators)
+				break
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%5.1f%%\t%s\n", t.OpType, shortProvider(t.Provider), t.Calls, dur(t.TotalS), 100*t.Share, dur(t.MeanS))
+		}
+		tw.Flush()
+		p.f("\n")
+		p.f("Nodes per provider\n")
+		provs := make([]string, 0, len(o.NodesByProvider))
+		for k := range o.NodesByProvider {
+			provs = append(provs, k)
+		}
+		sort.Strings(provs)
+		for _, k := range provs {
+			p.f("  %-28s %d\n", k, o.NodesByProvider[k])
+		}
+	}
+
+	if t := r.Telemetry; t.Mode != "" {
+		p.f("\n")
+		p.f("Telemetry (%s)\n", t.Mode)
+		if t.Endpoint != "" {
+			p.f("  sent to   %s\n", t.Endpoint)
+		}
+		for _, f := range t.Files {
+			p.f("  wrote     %s\n", f)
+		}
+		if t.SpansDropped > 0 {
+			p.f("  dropped   %d spans (see the collector's availability)\n", t.SpansDropped)
+		}
+	}
+	for _, n := range r.Notes {
+		p.f("note: %s\n", n)
+	}
+	return p.err
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) f(format string, args ...any) {
+	if p.err != nil {
+		return
+	}
+	_, p.err = fmt.Fprintf(p.w, format, args...)
+}
+
+// dur formats seconds with a unit suited to the magnitude.
+func dur(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case s == 0:
+		return "0"
+	case d < time.Microsecond:
+		return fmt.Sprintf("%.0fns", s*1e9)
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.1fµs", s*1e6)
+	case d < time.Second:
+		return fmt.Sprintf("%.2fms", s*1e3)
+	default:
+		return fmt.Sprintf("%.2fs", s)
+	}
+}
+
+func dims(d []int64) string {
+	if d == nil {
+		return "[]"
+	}
+	parts := make([]string, len(d))
+	for i, n := range d {
+		if n < 0 {
+			parts[i] = "?"
+		} else {
+			parts[i] = fmt.Sprint(n)
+		}
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func bytesHuman(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func shortProvider(p string) string { return strings.TrimSuffix(p, "ExecutionProvider") }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
