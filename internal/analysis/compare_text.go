@@ -1,0 +1,129 @@
+package analysis
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// TopOpTypeDeltas is how many op types the rendered comparison lists.
+const TopOpTypeDeltas = 10
+
+// WriteComparisonText renders a comparison for a terminal.
+func WriteComparisonText(w io.Writer, c *Comparison) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "ortel compare — B %s against A %s\n", c.B.Label, c.A.Label)
+	fmt.Fprintf(ew, "  A  %s, %d samples, %s\n", c.A.Model, c.A.Samples, c.A.CreatedAt)
+	fmt.Fprintf(ew, "  B  %s, %d samples, %s\n\n", c.B.Model, c.B.Samples, c.B.CreatedAt)
+	fmt.Fprintf(ew, "Latency (change = B/A - 1; %.0f%% bootstrap CI, %d resamples)\n", 100*c.Confidence, c.Resamples)
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  stat\tA\tB\tchange\tCI low\tCI high\t\t\n")
+	for _, d := range c.Latency {
+		sig := ""
+		if d.Significant {
+			sig = "significant"
+		}
+		mark := ""
+		if d.Stat == c.Percentile {
+			mark = "← verdict"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%+.1f%%\t%+.1f%%\t%+.1f%%\t%s\t%s\t\n", d.Stat, fmtDur(d.AS), fmtDur(d.BS), 100*d.Change, 100*d.CILow, 100*d.CIHigh, sig, mark)
+	}
+	tw.Flush()
+	fmt.Fprintf(ew, "\nThroughput  %.1f → %.1f items/s (%+.1f%%)\n", c.Throughput.A, c.Throughput.B, 100*c.Throughput.Change)
+	if c.Energy != nil {
+		fmt.Fprintf(ew, "Energy      %.4g → %.4g J per inference (%+.1f%%)\n", c.Energy.A, c.Energy.B, 100*c.Energy.Change)
+	} else {
+		fmt.Fprintf(ew, "Energy      not compared: energy was not measured in both runs\n")
+	}
+	if len(c.OpTypes) > 0 {
+		fmt.Fprintf(ew, "\nOp types (time per profiled run, largest changes first)\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  op type\tA\tB\tdelta\tchange\n")
+		for i, d := range c.OpTypes {
+			if i == TopOpTypeDeltas {
+				fmt.Fprintf(tw, "  … %d more\t\t\t\t\n", len(c.OpTypes)-TopOpTypeDeltas)
+				break
+			}
+			ch := "new/gone"
+			if d.Change != nil {
+				ch = fmt.Sprintf("%+.1f%%", 100**d.Change)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", d.OpType, fmtDur(d.AS), fmtDur(d.BS), signedDur(d.DeltaS), ch)
+		}
+		tw.Flush()
+	}
+	for _, warn := range c.Warnings {
+		fmt.Fprintf(ew, "warning: %s\n", warn)
+	}
+	fmt.Fprintf(ew, "\nVerdict: B is %s (%s)\n", verdictPhrase(c.Verdict), c.Percentile)
+	if c.Regression != nil {
+		fmt.Fprintf(ew, "Gate:    %s\n", c.Regression.Reason)
+	}
+	return ew.err
+}
+
+// WriteComparisonMarkdown renders a comparison as Markdown, for a pull
+// request comment.
+func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "## ortel compare: B is **%s** (%s)\n\n", verdictPhrase(c.Verdict), c.Percentile)
+	fmt.Fprintf(ew, "A: `%s` (%s, %d samples) · B: `%s` (%s, %d samples)\n\n", c.A.Label, c.A.Model, c.A.Samples, c.B.Label, c.B.Model, c.B.Samples)
+	fmt.Fprintf(ew, "| stat | A | B | change | %.0f%% CI | significant |\n|---|---:|---:|---:|---:|---|\n", 100*c.Confidence)
+	for _, d := range c.Latency {
+		fmt.Fprintf(ew, "| %s | %s | %s | %+.1f%% | %+.1f%% … %+.1f%% | %v |\n", d.Stat, fmtDur(d.AS), fmtDur(d.BS), 100*d.Change, 100*d.CILow, 100*d.CIHigh, d.Significant)
+	}
+	fmt.Fprintf(ew, "\nThroughput: %.1f → %.1f items/s (%+.1f%%).", c.Throughput.A, c.Throughput.B, 100*c.Throughput.Change)
+	if c.Energy != nil {
+		fmt.Fprintf(ew, " Energy: %.4g → %.4g J per inference (%+.1f%%).", c.Energy.A, c.Energy.B, 100*c.Energy.Change)
+	}
+	fmt.Fprintf(ew, "\n\n")
+	if len(c.OpTypes) > 0 {
+		fmt.Fprintf(ew, "| op type | A | B | delta |\n|---|---:|---:|---:|\n")
+		for i, d := range c.OpTypes {
+			if i == TopOpTypeDeltas {
+				break
+			}
+			fmt.Fprintf(ew, "| %s | %s | %s | %s |\n", d.OpType, fmtDur(d.AS), fmtDur(d.BS), signedDur(d.DeltaS))
+		}
+		fmt.Fprintf(ew, "\n")
+	}
+	for _, warn := range c.Warnings {
+		fmt.Fprintf(ew, "- warning: %s\n", warn)
+	}
+	if c.Regression != nil {
+		fmt.Fprintf(ew, "\n**Gate:** %s\n", c.Regression.Reason)
+	}
+	return ew.err
+}
+
+func verdictPhrase(v string) string {
+	switch v {
+	case VerdictFaster:
+		return "faster"
+	case VerdictSlower:
+		return "slower"
+	}
+	return "not significantly different"
+}
+
+func signedDur(s float64) string {
+	if s < 0 {
+		return "-" + fmtDur(-s)
+	}
+	return "+" + fmtDur(s)
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(b []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(b)
+	e.err = err
+	return n, err
+}

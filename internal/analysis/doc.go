@@ -1,0 +1,56 @@
+// Package analysis turns a bench report into conclusions: why the model is
+// slow, what to change, whether version B is really faster than A, and what
+// one inference costs in joules and CO2.
+//
+//   - Roofline: OperatorFLOPs derives each operator's floating-point work
+//     from the shapes ONNX Runtime's profiler recorded (MatMul, Gemm, Conv,
+//     ConvTranspose, attention and ORT's fused and NCHWc variants,
+//     element-wise ops, reductions, Softmax, normalizations); op types
+//     whose work the shapes do not determine are counted as unknown, never
+//     guessed. Roofline places every operator of a profiled run against the
+//     machine's peaks: arithmetic intensity, achieved FLOP/s and bytes/s,
+//     compute- or memory-bound, share of its roof.
+//   - Peaks: MeasurePeaks runs a short microbenchmark through ONNX Runtime
+//     itself on models from package onnxgen (a MatMul for FLOP/s, an
+//     element-wise Add for bytes/s), cached per machine under the project
+//     cache (peaks/<machine key>.json); flags override it.
+//   - Findings: Rules checks the facts of a run (profile, hardware, load
+//     scenarios) and reports findings with their evidence and a
+//     recommendation, ranked by severity and impact.
+//   - Energy: joules per inference (total and above the idle baseline),
+//     inferences per joule, power, GFLOP/s per watt and carbon at a grid
+//     intensity (--grid-intensity, ORTEL_GRID_INTENSITY, default
+//     DefaultGridIntensity).
+//   - Compare: latency deltas per statistic with bootstrap confidence
+//     intervals from the raw samples, a verdict, and a regression gate.
+//
+// Analyze computes a report's analysis section; Export emits it as
+// telemetry. Since the profiled runs' spans have ended when the analysis
+// runs, Export puts the findings on a span of its own, "analyze <model>",
+// a child of the last profiled run (same trace) linked to every profiled
+// run (RunRecorder collects their span contexts), with one event
+// "ortel.finding" per finding (attributes ortel.finding.rule, .severity,
+// .impact, .title, .recommendation, .evidence).
+//
+// Export records these gauges (instrumentation scope ScopeName), once per
+// analysis; energy metrics only when energy was measured:
+//
+//	metric                               instrument      unit       attributes
+//	ortel.roofline.peak.compute          Float64Gauge    {flop}/s   -
+//	ortel.roofline.peak.bandwidth        Float64Gauge    By/s       -
+//	ortel.operator.compute.rate          Float64Gauge    {flop}/s   onnxruntime.model.name, onnxruntime.node.op_type, onnxruntime.execution_provider, ortel.roofline.bound
+//	ortel.operator.memory.rate           Float64Gauge    By/s       (same)
+//	ortel.operator.intensity             Float64Gauge    {flop}/By  (same)
+//	ortel.operator.roof.utilization      Float64Gauge    1          (same)
+//	ortel.finding.impact                 Float64Gauge    1          onnxruntime.model.name, ortel.finding.rule, ortel.finding.severity
+//	ortel.inference.energy               Float64Gauge    J          onnxruntime.model.name, hw.id, hw.type, hw.name
+//	ortel.inference.energy.dynamic       Float64Gauge    J          onnxruntime.model.name, hw.id, hw.type, hw.name
+//	ortel.inference.power                Float64Gauge    W          onnxruntime.model.name, hw.id, hw.type, hw.name, ortel.power.aggregation
+//	ortel.inference.efficiency           Float64Gauge    {run}/J    onnxruntime.model.name
+//	ortel.inference.compute_efficiency   Float64Gauge    {flop}/J   onnxruntime.model.name
+//	ortel.inference.carbon               Float64Gauge    g          onnxruntime.model.name
+//	ortel.grid.carbon_intensity          Float64Gauge    g/kW.h     -
+//
+// The package never prints; what it could not do is said in the analysis'
+// notes.
+package analysis

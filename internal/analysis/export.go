@@ -1,0 +1,245 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/semconv"
+)
+
+// ScopeName is the instrumentation scope of the analysis span and metrics.
+const ScopeName = "github.com/ortel-dev/ortel/internal/analysis"
+
+// Version is this package's version, reported with ScopeName.
+const Version = "0.1.0"
+
+// maxLinks bounds the links of the analysis span to profiled runs.
+const maxLinks = 128
+
+// Export emits rep.Analysis as telemetry:
+//
+//   - one span "analyze <model>" carrying every finding as an event
+//     "ortel.finding" (rule, severity, impact, title, recommendation,
+//     evidence). The profiled runs' spans have ended by the time the
+//     analysis runs, and an ended span cannot take events or attributes; so
+//     the analysis span is a child of the last profiled run (same trace:
+//     opening that run in a trace viewer shows the findings under it) and
+//     links to every profiled run (WithRunSpans). Without run spans it is a
+//     root span. Its own attributes name the top finding.
+//   - the gauges of the registry: machine peaks, per-op-type achieved
+//     FLOP/s, bytes/s, intensity and roof utilization, finding impacts,
+//     and, when energy was measured, joules per inference (total and
+//     dynamic), runs per joule, FLOP per joule, power and carbon. Nothing is
+//     recorded for what was not measured.
+//
+// Call it before the providers shut down, so the span and the metrics are
+// exported with the rest of the run.
+func Export(ctx context.Context, rep *report.Report, opts ...Option) error {
+	a := rep.Analysis
+	if a == nil {
+		return errors.New("export analysis: the report has no analysis section")
+	}
+	cfg := newConfig(opts)
+	exportSpan(ctx, cfg, rep.Model.Name, a)
+	return exportMetrics(ctx, cfg, rep.Model.Name, a)
+}
+
+func exportSpan(ctx context.Context, cfg *config, model string, a *report.Analysis) {
+	tracer := cfg.tracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(Version))
+	sopts := []trace.SpanStartOption{trace.WithAttributes(semconv.OnnxruntimeModelName(model))}
+	if n := len(cfg.runSpans); n > 0 {
+		ctx = trace.ContextWithSpanContext(ctx, cfg.runSpans[n-1])
+		var links []trace.Link
+		for _, sc := range cfg.runSpans[max(0, n-maxLinks):] {
+			links = append(links, trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{attribute.Bool(string(semconv.OnnxruntimeRunProfiledKey), true)}})
+		}
+		sopts = append(sopts, trace.WithLinks(links...))
+	}
+	_, span := tracer.Start(ctx, "analyze "+model, sopts...)
+	defer span.End()
+	if len(a.Findings) > 0 {
+		top := a.Findings[0]
+		span.SetAttributes(semconv.OrtelFindingRule(top.Rule), semconv.OrtelFindingSeverity(top.Severity), semconv.OrtelFindingTitle(top.Title))
+	}
+	for _, f := range a.Findings {
+		span.AddEvent("ortel.finding", trace.WithAttributes(
+			semconv.OrtelFindingRule(f.Rule),
+			semconv.OrtelFindingSeverity(f.Severity),
+			semconv.OrtelFindingImpact(f.Impact),
+			semconv.OrtelFindingTitle(f.Title),
+			semconv.OrtelFindingRecommendation(f.Recommendation),
+			semconv.OrtelFindingEvidence(EvidenceStrings(f.Evidence)),
+		))
+	}
+}
+
+// EvidenceStrings renders evidence as "name=value unit" (or "name=text").
+func EvidenceStrings(ev []report.Evidence) []string {
+	out := make([]string, len(ev))
+	for i, e := range ev {
+		switch {
+		case e.Text != "" && e.Unit == "" && e.Value == 0:
+			out[i] = e.Name + "=" + e.Text
+		case e.Text != "":
+			out[i] = fmt.Sprintf("%s=%s %s (%s)", e.Name, strconv.FormatFloat(e.Value, 'g', -1, 64), e.Unit, e.Text)
+		default:
+			out[i] = fmt.Sprintf("%s=%s %s", e.Name, strconv.FormatFloat(e.Value, 'g', -1, 64), e.Unit)
+		}
+	}
+	return out
+}
+
+type gauges struct {
+	peakCompute, peakBandwidth                   metric.Float64Gauge
+	opCompute, opMemory, opIntensity, opRoof     metric.Float64Gauge
+	impact                                       metric.Float64Gauge
+	energy, energyDynamic, efficiency, computeEf metric.Float64Gauge
+	power, carbon, grid                          metric.Float64Gauge
+}
+
+func newGauges(m metric.Meter) (*gauges, error) {
+	g := &gauges{}
+	var errs []error
+	add := func(f metric.Float64Gauge, err error) metric.Float64Gauge {
+		errs = append(errs, err)
+		return f
+	}
+	g.peakCompute = add(semconv.NewOrtelRooflinePeakCompute(m))
+	g.peakBandwidth = add(semconv.NewOrtelRooflinePeakBandwidth(m))
+	g.opCompute = add(semconv.NewOrtelOperatorComputeRate(m))
+	g.opMemory = add(semconv.NewOrtelOperatorMemoryRate(m))
+	g.opIntensity = add(semconv.NewOrtelOperatorIntensity(m))
+	g.opRoof = add(semconv.NewOrtelOperatorRoofUtilization(m))
+	g.impact = add(semconv.NewOrtelFindingImpact(m))
+	g.energy = add(semconv.NewOrtelInferenceEnergy(m))
+	g.energyDynamic = add(semconv.NewOrtelInferenceEnergyDynamic(m))
+	g.efficiency = add(semconv.NewOrtelInferenceEfficiency(m))
+	g.computeEf = add(semconv.NewOrtelInferenceComputeEfficiency(m))
+	g.power = add(semconv.NewOrtelInferencePower(m))
+	g.carbon = add(semconv.NewOrtelInferenceCarbon(m))
+	g.grid = add(semconv.NewOrtelGridCarbonIntensity(m))
+	return g, errors.Join(errs...)
+}
+
+func exportMetrics(ctx context.Context, cfg *config, model string, a *report.Analysis) error {
+	g, err := newGauges(cfg.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version)))
+	if err != nil {
+		return fmt.Errorf("export analysis metrics: %w", err)
+	}
+	m := semconv.OnnxruntimeModelName(model)
+	if p := a.Peaks; p != nil {
+		g.peakCompute.Record(ctx, p.FLOPsPerS)
+		g.peakBandwidth.Record(ctx, p.BytesPerS)
+	}
+	if r := a.Roofline; r != nil {
+		for _, t := range r.ByOpType {
+			attrs := metric.WithAttributes(m, semconv.OnnxruntimeNodeOpType(t.OpType), semconv.OnnxruntimeExecutionProvider(t.Provider), semconv.OrtelRooflineBound(t.Bound))
+			g.opMemory.Record(ctx, t.BytesPerS, attrs)
+			if t.FLOPsPerS != nil {
+				g.opCompute.Record(ctx, *t.FLOPsPerS, attrs)
+			}
+			if t.Intensity != nil {
+				g.opIntensity.Record(ctx, *t.Intensity, attrs)
+			}
+			if t.RoofShare != nil {
+				g.opRoof.Record(ctx, *t.RoofShare, attrs)
+			}
+		}
+	}
+	for _, f := range a.Findings {
+		g.impact.Record(ctx, f.Impact, metric.WithAttributes(m, semconv.OrtelFindingRule(f.Rule), semconv.OrtelFindingSeverity(f.Severity)))
+	}
+	e := a.Energy
+	if !e.Available {
+		return nil
+	}
+	for _, s := range e.Sources {
+		attrs := []attribute.KeyValue{m, semconv.HwID(s.ID), semconv.HwType(s.Type)}
+		if s.Name != "" {
+			attrs = append(attrs, semconv.HwName(s.Name))
+		}
+		g.energy.Record(ctx, s.JoulesPerInference, metric.WithAttributes(attrs...))
+		if s.DynamicJoulesPerInference != nil {
+			g.energyDynamic.Record(ctx, *s.DynamicJoulesPerInference, metric.WithAttributes(attrs...))
+		}
+		g.power.Record(ctx, s.AvgW, metric.WithAttributes(append(attrs, semconv.OrtelPowerAggregationAvg)...))
+		if s.MaxW > 0 {
+			g.power.Record(ctx, s.MaxW, metric.WithAttributes(append(attrs, semconv.OrtelPowerAggregationMax)...))
+		}
+		if s.IdleW != nil {
+			g.power.Record(ctx, *s.IdleW, metric.WithAttributes(append(attrs, semconv.OrtelPowerAggregationIdle)...))
+		}
+	}
+	g.efficiency.Record(ctx, e.InferencesPerJoule, metric.WithAttributes(m))
+	if e.GFLOPsPerWatt != nil {
+		g.computeEf.Record(ctx, *e.GFLOPsPerWatt*1e9, metric.WithAttributes(m))
+	}
+	if e.Carbon.GramsPerInference != nil {
+		g.carbon.Record(ctx, *e.Carbon.GramsPerInference, metric.WithAttributes(m))
+		g.grid.Record(ctx, e.Carbon.GridIntensity)
+	}
+	return nil
+}
+
+// maxRunSpans bounds what a RunRecorder keeps.
+const maxRunSpans = 1000
+
+// RunRecorder is a span processor that remembers the span contexts of
+// profiled runs (spans with onnxruntime.run.profiled=true), so Export can
+// attach the analysis to them. Register it on the SDK TracerProvider before
+// the bench runs:
+//
+//	rec := analysis.NewRunRecorder()
+//	tp.RegisterSpanProcessor(rec)
+//
+// It keeps the most recent 1000. It is safe for concurrent use.
+type RunRecorder struct {
+	mu    sync.Mutex
+	spans []trace.SpanContext
+}
+
+var _ sdktrace.SpanProcessor = (*RunRecorder)(nil)
+
+// NewRunRecorder returns an empty RunRecorder.
+func NewRunRecorder() *RunRecorder { return &RunRecorder{} }
+
+// OnStart does nothing: whether a run was profiled is known at its start,
+// but only ended spans are kept.
+func (r *RunRecorder) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+
+// OnEnd keeps the span context of a profiled run.
+func (r *RunRecorder) OnEnd(s sdktrace.ReadOnlySpan) {
+	for _, kv := range s.Attributes() {
+		if kv.Key == semconv.OnnxruntimeRunProfiledKey && kv.Value.Type() == attribute.BOOL && kv.Value.AsBool() {
+			r.mu.Lock()
+			if len(r.spans) == maxRunSpans {
+				r.spans = append(r.spans[:0], r.spans[1:]...)
+			}
+			r.spans = append(r.spans, s.SpanContext())
+			r.mu.Unlock()
+			return
+		}
+	}
+}
+
+// Shutdown does nothing.
+func (r *RunRecorder) Shutdown(context.Context) error { return nil }
+
+// ForceFlush does nothing.
+func (r *RunRecorder) ForceFlush(context.Context) error { return nil }
+
+// SpanContexts returns the profiled runs seen so far, oldest first.
+func (r *RunRecorder) SpanContexts() []trace.SpanContext {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]trace.SpanContext(nil), r.spans...)
+}

@@ -1,0 +1,195 @@
+package analysis
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/semconv"
+)
+
+// analyzedReport is a report with a roofline, two findings and energy.
+func analyzedReport(energy bool) *report.Report {
+	f := timeline(repeat(5, convNode(1e-3), node("Add", cpuEP, 1e-3), node("Clip", cpuEP, 1e-3), node("Mul", cpuEP, 1e-3), node("Div", cpuEP, 1e-3))...)
+	f.Latency = latency(0.010, 0.018, 0.011, 0.002, 100)
+	rep := &report.Report{Model: report.Model{Name: "det"}, Latency: report.Latency{Summary: f.Latency}}
+	a := &report.Analysis{Peaks: fixedPeaks, Roofline: f.Roofline, Findings: Findings(f)}
+	if energy {
+		idle := 10.0
+		fl := f.Roofline.FLOPs
+		a.Energy = Energy([]EnergyReading{{Name: "package-0", Type: "cpu", ID: "rapl:0", Joules: 50, DurationS: 2, IdleW: &idle, MaxW: 30, InTotal: true}}, "", 100, &fl, 480, DefaultGridSource)
+	} else {
+		a.Energy = Energy(nil, "no energy source", 100, nil, 480, DefaultGridSource)
+	}
+	rep.Analysis = a
+	return rep
+}
+
+func TestExportSpanLinksProfiledRuns(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	rec := NewRunRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr), sdktrace.WithSpanProcessor(rec))
+	tr := tp.Tracer("test")
+	ctx := context.Background()
+	// Two unprofiled runs, three profiled ones, each with an operator span.
+	for i := range 5 {
+		profiled := i >= 2
+		_, run := tr.Start(ctx, "run det", trace.WithAttributes(attribute.Bool(string(semconv.OnnxruntimeRunProfiledKey), profiled)))
+		_, op := tr.Start(trace.ContextWithSpan(ctx, run), "Conv")
+		op.End()
+		run.End()
+	}
+	runs := rec.SpanContexts()
+	if len(runs) != 3 {
+		t.Fatalf("recorder kept %d runs, want the 3 profiled", len(runs))
+	}
+	rep := analyzedReport(false)
+	if err := Export(ctx, rep, WithTracerProvider(tp), WithMeterProvider(sdkmetric.NewMeterProvider()), WithRunSpans(runs)); err != nil {
+		t.Fatal(err)
+	}
+	var span sdktrace.ReadOnlySpan
+	for _, s := range sr.Ended() {
+		if s.Name() == "analyze det" {
+			span = s
+		}
+	}
+	if span == nil {
+		t.Fatal("no analysis span")
+	}
+	if span.Parent().SpanID() != runs[2].SpanID() || span.SpanContext().TraceID() != runs[2].TraceID() {
+		t.Errorf("analysis span's parent %v, want the last profiled run %v", span.Parent().SpanID(), runs[2].SpanID())
+	}
+	if len(span.Links()) != 3 {
+		t.Errorf("links = %d, want 3", len(span.Links()))
+	}
+	events := span.Events()
+	if len(events) != len(rep.Analysis.Findings) || len(events) == 0 {
+		t.Fatalf("events = %d, findings = %d", len(events), len(rep.Analysis.Findings))
+	}
+	got := map[attribute.Key]attribute.Value{}
+	for _, kv := range events[0].Attributes {
+		got[kv.Key] = kv.Value
+	}
+	top := rep.Analysis.Findings[0]
+	if events[0].Name != "ortel.finding" || got[semconv.OrtelFindingRuleKey].AsString() != top.Rule ||
+		got[semconv.OrtelFindingSeverityKey].AsString() != top.Severity || len(got[semconv.OrtelFindingEvidenceKey].AsStringSlice()) != len(top.Evidence) {
+		t.Errorf("first event: %s %v", events[0].Name, got)
+	}
+	spanAttrs := attribute.NewSet(span.Attributes()...)
+	if v, _ := spanAttrs.Value(semconv.OrtelFindingRuleKey); v.AsString() != top.Rule {
+		t.Errorf("span's top finding = %q, want %q", v.AsString(), top.Rule)
+	}
+}
+
+func TestExportWithoutRunsIsRoot(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	if err := Export(context.Background(), analyzedReport(false), WithTracerProvider(tp), WithMeterProvider(sdkmetric.NewMeterProvider())); err != nil {
+		t.Fatal(err)
+	}
+	if s := sr.Ended(); len(s) != 1 || s[0].Parent().IsValid() || len(s[0].Links()) != 0 {
+		t.Errorf("spans = %v", s)
+	}
+	if err := Export(context.Background(), &report.Report{}); err == nil {
+		t.Error("exporting a report without analysis succeeded")
+	}
+}
+
+func TestExportMetrics(t *testing.T) {
+	tests := []struct {
+		name    string
+		energy  bool
+		want    []string
+		wantNot []string
+	}{
+		{"with energy", true,
+			[]string{"ortel.roofline.peak.compute", "ortel.roofline.peak.bandwidth", "ortel.operator.compute.rate", "ortel.operator.memory.rate",
+				"ortel.operator.intensity", "ortel.operator.roof.utilization", "ortel.finding.impact", "ortel.inference.energy",
+				"ortel.inference.energy.dynamic", "ortel.inference.efficiency", "ortel.inference.compute_efficiency", "ortel.inference.power",
+				"ortel.inference.carbon", "ortel.grid.carbon_intensity"}, nil},
+		{"without energy", false,
+			[]string{"ortel.roofline.peak.compute", "ortel.operator.roof.utilization", "ortel.finding.impact"},
+			[]string{"ortel.inference.energy", "ortel.inference.energy.dynamic", "ortel.inference.efficiency", "ortel.inference.power", "ortel.inference.carbon", "ortel.grid.carbon_intensity"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reader := sdkmetric.NewManualReader()
+			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+			rep := analyzedReport(tt.energy)
+			if err := Export(context.Background(), rep, WithMeterProvider(mp), WithTracerProvider(sdktrace.NewTracerProvider())); err != nil {
+				t.Fatal(err)
+			}
+			var rm metricdata.ResourceMetrics
+			if err := reader.Collect(context.Background(), &rm); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]metricdata.Metrics{}
+			for _, sm := range rm.ScopeMetrics {
+				if sm.Scope.Name != ScopeName {
+					t.Errorf("scope %q", sm.Scope.Name)
+				}
+				for _, m := range sm.Metrics {
+					got[m.Name] = m
+				}
+			}
+			for _, w := range tt.want {
+				if _, ok := got[w]; !ok {
+					t.Errorf("metric %s not recorded", w)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if _, ok := got[w]; ok {
+					t.Errorf("metric %s recorded although energy was not measured", w)
+				}
+			}
+			peak := got["ortel.roofline.peak.compute"].Data.(metricdata.Gauge[float64]).DataPoints
+			if len(peak) != 1 || peak[0].Value != fixedPeaks.FLOPsPerS {
+				t.Errorf("peak compute points %+v", peak)
+			}
+			if got["ortel.roofline.peak.compute"].Unit != "{flop}/s" {
+				t.Errorf("unit %q", got["ortel.roofline.peak.compute"].Unit)
+			}
+			impacts := got["ortel.finding.impact"].Data.(metricdata.Gauge[float64]).DataPoints
+			if len(impacts) != len(rep.Analysis.Findings) {
+				t.Errorf("%d impact points for %d findings", len(impacts), len(rep.Analysis.Findings))
+			}
+			roof := got["ortel.operator.roof.utilization"].Data.(metricdata.Gauge[float64]).DataPoints
+			for _, dp := range roof {
+				if _, ok := dp.Attributes.Value(semconv.OnnxruntimeNodeOpTypeKey); !ok {
+					t.Errorf("roof point without op type: %v", dp.Attributes)
+				}
+				if _, ok := dp.Attributes.Value(semconv.OnnxruntimeNodeNameKey); ok {
+					t.Error("node name on a metric")
+				}
+			}
+		})
+	}
+}
+
+func TestRunRecorderConcurrentSafe(t *testing.T) {
+	rec := NewRunRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	tr := tp.Tracer("test")
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 300 {
+				_, s := tr.Start(context.Background(), "run", trace.WithAttributes(attribute.Bool(string(semconv.OnnxruntimeRunProfiledKey), true)))
+				s.End()
+				rec.SpanContexts()
+			}
+		})
+	}
+	wg.Wait()
+	if n := len(rec.SpanContexts()); n != maxRunSpans {
+		t.Errorf("kept %d, want the bound %d", n, maxRunSpans)
+	}
+}

@@ -1,0 +1,283 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/stats"
+)
+
+const cpuEP = "CPUExecutionProvider"
+
+func node(op, provider string, dur float64) report.NodeTiming {
+	return report.NodeTiming{Name: op + "_node", OpType: op, Provider: provider, DurS: dur,
+		InputShapes: []string{"float[1,16,64,64]"}, OutputShapes: []string{"float[1,16,64,64]"}, ActivationSize: 262144, OutputSize: 262144}
+}
+
+func convNode(dur float64) report.NodeTiming {
+	return report.NodeTiming{Name: "conv", OpType: "Conv", Provider: cpuEP, DurS: dur,
+		InputShapes: []string{"float[1,64,64,64]", "float[64,64,3,3]", "float[64]"}, OutputShapes: []string{"float[1,64,64,64]"},
+		ActivationSize: 1048576, ParameterSize: 147712, OutputSize: 1048576}
+}
+
+// timeline returns facts for a profiled run of the given nodes.
+func timeline(nodes ...report.NodeTiming) *Facts {
+	f := &Facts{RequestedProviders: []string{cpuEP}, Batch: 1, Timeline: nodes, Peaks: fixedPeaks}
+	f.Roofline = Roofline(&report.Operators{Timeline: nodes}, fixedPeaks)
+	return f
+}
+
+func repeat(n int, nodes ...report.NodeTiming) []report.NodeTiming {
+	var out []report.NodeTiming
+	for range n {
+		out = append(out, nodes...)
+	}
+	return out
+}
+
+func latency(p50, p99, mean, std float64, n int) stats.Summary {
+	return stats.Summary{Count: n, P50: p50, P99: p99, Mean: mean, Std: std, Max: p99 * 1.1}
+}
+
+func TestRules(t *testing.T) {
+	quiet := func() *Facts {
+		f := timeline(repeat(10, convNode(1e-3), node("Relu", cpuEP, 1e-5))...)
+		f.Latency = latency(0.010, 0.011, 0.010, 0.0003, 100)
+		f.FirstRunS, f.SessionCreationS = 0.015, 0.1
+		return f
+	}
+	ip := func(v int) *int { return &v }
+	fp := func(v float64) *float64 { return &v }
+	tests := []struct {
+		rule    string
+		fires   func() *Facts
+		silent  func() *Facts
+		wantSev string
+		want    []string // substrings of title+detail+recommendation
+	}{
+		{"dominant-op-type",
+			func() *Facts { return quiet() }, // Conv is 99% of the time
+			func() *Facts {
+				return timeline(repeat(5, convNode(1e-3), node("Add", cpuEP, 1e-3), node("Mul", cpuEP, 1e-3), node("Transpose", cpuEP, 1e-3))...)
+			},
+			SeverityHigh, []string{"Conv takes", "compute-bound"}},
+		{"cpu-fallback",
+			func() *Facts {
+				f := timeline(node("Conv", "CUDAExecutionProvider", 1e-3), node("NonZero", cpuEP, 1e-3), node("Conv", "CUDAExecutionProvider", 1e-3))
+				f.RequestedProviders = []string{"CUDAExecutionProvider", cpuEP}
+				return f
+			},
+			func() *Facts {
+				// Shape arithmetic on the CPU is by design, not a fallback.
+				shape := node("Shape", cpuEP, 1e-5)
+				shape.OutputShapes = []string{"int64[4]"}
+				f := timeline(node("Conv", "CUDAExecutionProvider", 1e-3), shape)
+				f.RequestedProviders = []string{"CUDAExecutionProvider", cpuEP}
+				return f
+			},
+			SeverityHigh, []string{"1 of 3 nodes fell back", "NonZero", "CUDAExecutionProvider"}},
+		{"memcpy-transitions",
+			func() *Facts {
+				return timeline(node("MemcpyFromHost", cpuEP, 1e-3), node("Conv", "CUDAExecutionProvider", 5e-3), node("MemcpyToHost", cpuEP, 1e-3))
+			},
+			func() *Facts { return timeline(node("Conv", "CUDAExecutionProvider", 5e-3)) },
+			SeverityMedium, []string{"2 Memcpy transitions", "IO binding"}},
+		{"thread-imbalance",
+			func() *Facts {
+				n := convNode(1e-3)
+				n.Threads, n.Imbalance = 4, 2.5
+				return timeline(n, convNode(1e-3))
+			},
+			func() *Facts {
+				n := convNode(1e-3)
+				n.Threads, n.Imbalance = 4, 1.1
+				return timeline(n, convNode(1e-3))
+			},
+			SeverityMedium, []string{"Uneven intra-op", "2.5×", "physical cores"}},
+		{"memory-bound-hot-ops",
+			func() *Facts {
+				return timeline(repeat(5, convNode(1e-3), node("Add", cpuEP, 1e-3), node("Clip", cpuEP, 1e-3), node("Mul", cpuEP, 1e-3), node("Div", cpuEP, 1e-3))...)
+			},
+			func() *Facts { return quiet() },
+			SeverityHigh, []string{"Memory-bound op types take 80.0%", "chains of 3", "Fuse the element-wise chains"}},
+		{"layout-reorder",
+			func() *Facts {
+				return timeline(repeat(5, node("ReorderInput", cpuEP, 1e-3), convNode(2e-3), node("ReorderOutput", cpuEP, 1e-3))...)
+			},
+			func() *Facts { return timeline(repeat(5, node("ReorderInput", cpuEP, 1e-5), convNode(2e-3))...) },
+			SeverityHigh, []string{"Layout conversions take 50.0%", "NCHWc"}},
+		{"high-jitter",
+			func() *Facts {
+				f := quiet()
+				f.Latency = latency(0.010, 0.018, 0.011, 0.002, 100)
+				f.CPUUtilization = fp(0.97)
+				return f
+			},
+			func() *Facts {
+				f := quiet()
+				f.Latency = latency(0.010, 0.018, 0.011, 0.002, 10) // too few runs to judge
+				return f
+			},
+			SeverityMedium, []string{"p99 is 1.80× p50", "CPUs were 97.0% busy", "cpu_utilization=0.97"}},
+		{"long-warmup",
+			func() *Facts {
+				f := quiet()
+				f.RunsToStable = ip(25)
+				f.WarmupExcessS = fp(0.2)
+				return f
+			},
+			func() *Facts {
+				// 25 runs to settle, but at no extra cost: the steady-state
+				// test was delayed by noise, not by a slow warm-up.
+				f := quiet()
+				f.RunsToStable = ip(25)
+				f.WarmupExcessS = fp(0)
+				return f
+			},
+			SeverityLow, []string{"25 runs to settle", "warm-up inferences"}},
+		{"better-batch-size",
+			func() *Facts {
+				f := quiet()
+				f.Batches = []BatchPoint{{1, 100, 0.01, 0.012}, {4, 180, 0.022, 0.025}, {8, 150, 0.05, 0.06}}
+				return f
+			},
+			func() *Facts {
+				f := quiet()
+				f.Batches = []BatchPoint{{1, 100, 0.01, 0.012}, {4, 110, 0.036, 0.04}}
+				return f
+			},
+			SeverityMedium, []string{"Batch size 4 gives 1.80×", "batch requests up to 4"}},
+		{"thermal-throttling",
+			func() *Facts {
+				f := quiet()
+				f.TemperatureMarginC = fp(2)
+				f.Throttle = []string{"gpu0: sw_thermal_slowdown"}
+				return f
+			},
+			func() *Facts {
+				f := quiet()
+				f.TemperatureMarginC = fp(30)
+				f.CPUFrequencyDrop = fp(0.02)
+				return f
+			},
+			SeverityHigh, []string{"throttling", "within 2 °C", "sw_thermal_slowdown"}},
+		{"gpu-underused",
+			func() *Facts {
+				f := quiet()
+				f.RequestedProviders = []string{"CUDAExecutionProvider", cpuEP}
+				f.GPUUtilization = fp(0.2)
+				return f
+			},
+			func() *Facts {
+				f := quiet()
+				f.RequestedProviders = []string{"CUDAExecutionProvider", cpuEP}
+				f.GPUUtilization = fp(0.9)
+				return f
+			},
+			SeverityHigh, []string{"busy only 20.0%"}},
+		{"partial-roofline",
+			func() *Facts { return timeline(convNode(1e-3), node("Resize", cpuEP, 1e-3), node("LSTM", cpuEP, 1e-3)) },
+			func() *Facts { return quiet() },
+			SeverityInfo, []string{"covers 33.3%", "LSTM, Resize"}},
+	}
+	byID := map[string]Rule{}
+	for _, r := range Rules() {
+		byID[r.ID] = r
+	}
+	if len(tests) != len(byID) {
+		t.Errorf("%d rules, %d tested", len(byID), len(tests))
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			r, ok := byID[tt.rule]
+			if !ok {
+				t.Fatalf("no rule %q", tt.rule)
+			}
+			if r.Doc == "" {
+				t.Error("rule has no doc")
+			}
+			fd := r.Check(tt.fires())
+			if fd == nil {
+				t.Fatal("did not fire on its trigger fixture")
+			}
+			if fd.Rule != tt.rule || fd.Severity != tt.wantSev {
+				t.Errorf("rule %q severity %q, want %q %q", fd.Rule, fd.Severity, tt.rule, tt.wantSev)
+			}
+			if len(fd.Evidence) == 0 || fd.Title == "" || fd.Detail == "" || fd.Recommendation == "" {
+				t.Errorf("incomplete finding: %+v", fd)
+			}
+			if fd.Impact < 0 || fd.Impact > 1 {
+				t.Errorf("impact %g outside [0,1]", fd.Impact)
+			}
+			all := fd.Title + " | " + fd.Detail + " | " + fd.Recommendation + " | " + strings.Join(EvidenceStrings(fd.Evidence), " ")
+			for _, w := range tt.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("finding lacks %q:\n%s", w, all)
+				}
+			}
+			if fd := r.Check(tt.silent()); fd != nil {
+				t.Errorf("fired on its quiet fixture: %s", fd.Title)
+			}
+		})
+	}
+}
+
+func TestRulesOnEmptyFacts(t *testing.T) {
+	if got := Findings(&Facts{}); len(got) != 0 {
+		t.Errorf("findings on empty facts: %+v", got)
+	}
+}
+
+func TestFindingsRanked(t *testing.T) {
+	f := timeline(repeat(5, node("ReorderInput", cpuEP, 1e-3), convNode(2e-3), node("ReorderOutput", cpuEP, 1e-3), node("Resize", cpuEP, 4e-3))...)
+	f.Latency = latency(0.010, 0.018, 0.011, 0.002, 100)
+	got := Findings(f)
+	if len(got) < 3 {
+		t.Fatalf("findings: %+v", got)
+	}
+	rank := map[string]int{SeverityHigh: 0, SeverityMedium: 1, SeverityLow: 2, SeverityInfo: 3}
+	for i := 1; i < len(got); i++ {
+		a, b := got[i-1], got[i]
+		if rank[a.Severity] > rank[b.Severity] || rank[a.Severity] == rank[b.Severity] && a.Impact < b.Impact {
+			t.Errorf("finding %d (%s %s %.2f) ranked above %d (%s %s %.2f)", i-1, a.Rule, a.Severity, a.Impact, i, b.Rule, b.Severity, b.Impact)
+		}
+	}
+}
+
+func TestFactsFromLoadSections(t *testing.T) {
+	rep := &report.Report{
+		Config:  report.Config{Batch: 2},
+		Latency: report.Latency{Summary: latency(0.01, 0.012, 0.01, 0.001, 50)},
+		Warmup:  &report.Warmup{CurveS: []float64{0.2, 0.05, 0.02, 0.01}, Runs: 3, Steady: true, SteadyAfterRuns: 2, SteadyS: 0.25, SteadyMedianS: 0.01},
+		Jitter:  &report.Jitter{OutlierCount: 4},
+		BatchSweep: &report.BatchSweep{BestBatch: 4, Steps: []report.BatchStep{
+			{Batch: 2, ItemsPerS: 100, Latency: stats.Summary{P50: 0.02, P99: 0.03}},
+			{Batch: 4, ItemsPerS: 150, Latency: stats.Summary{P50: 0.027, P99: 0.04}},
+			{Batch: 8, ItemsPerS: 160, Latency: stats.Summary{P50: 0.05, P99: 0.09}},
+		}},
+	}
+	f := FactsFrom(rep, nil, nil)
+	if f.RunsToStable == nil || *f.RunsToStable != 2 || f.WarmupExcessS == nil || !near(*f.WarmupExcessS, 0.23) {
+		t.Errorf("warm-up facts: %v %v", deref2(f.RunsToStable), deref(f.WarmupExcessS))
+	}
+	if f.Outliers == nil || *f.Outliers != 4 || len(f.Batches) != 3 || f.BestBatch != 4 {
+		t.Errorf("load facts: %+v", f)
+	}
+	// The sweep's own choice (4, under its SLA) wins over the raw maximum (8).
+	fd := Rules()[8].Check(f)
+	if fd == nil || !strings.Contains(fd.Title, "Batch size 4") {
+		t.Errorf("batch finding = %+v", fd)
+	}
+	rep.Warmup.Steady = false
+	if f := FactsFrom(rep, nil, nil); *f.RunsToStable != 4 || f.WarmupExcessS != nil {
+		t.Errorf("unsteady warm-up: %v", *f.RunsToStable)
+	}
+}
+
+func deref2(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
