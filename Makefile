@@ -36,6 +36,14 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
+## fuzz: run every fuzz target for FUZZTIME each (default 30s)
+FUZZTIME ?= 30s
+fuzz:
+	@set -e; for t in $$(grep -rl --include='*_test.go' '^func Fuzz' . | grep -v '^./.cache' | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -h '^func Fuzz' $$t/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+	    echo "fuzz $$t $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$t; \
+	  done; done
+
 ## bench: the performance budgets of DESIGN.md, each against its peer
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/...
