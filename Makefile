@@ -18,7 +18,7 @@ setup:
 
 ## build: build the ortel CLI into bin/
 build:
-	$(GO) build -o $(BIN)/ortel ./cmd/ortel
+	$(GO) build -o $(BIN)/ ./cmd/ortel ./examples/...
 
 ## demo: profile the PaddleOCR detection model and print the report
 demo: setup build

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/instrument/views"
+	"github.com/ortel-dev/ortel/internal/analysis"
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/models"
@@ -81,7 +82,7 @@ Flags:
   --no-hardware       do not start the hardware receivers (CPU, memory, perf,
                       RAPL, thermal, NVIDIA GPU) or sample them
   --hw-interval D     how often the measured phase samples the hardware (default 200ms)
-
+` + analysisFlagsUsage + `
 Environment: the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT,
 _HEADERS, _INSECURE, _CERTIFICATE, _TIMEOUT, OTEL_SERVICE_NAME,
 OTEL_RESOURCE_ATTRIBUTES, ...). ONNXRUNTIME_SHARED_LIBRARY_PATH picks the
@@ -119,6 +120,7 @@ type benchFlags struct {
 	sla                               string
 	out, name, endpoint               string
 	json, quiet, noHardware           bool
+	analysis                          analysisFlags
 	hwInterval                        time.Duration
 
 	// Parsed by validate.
@@ -157,6 +159,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.noHardware, "no-hardware", false, "")
+	f.analysis.register(fs)
 	fs.DurationVar(&f.hwInterval, "hw-interval", hardware.DefaultInterval, "")
 }
 
@@ -239,6 +242,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	aopts, err := f.analysis.options(progressOf(f.quiet, e))
+	if err != nil {
+		return err
+	}
 	path, known, err := models.Resolve(pos[0])
 	if err != nil {
 		return err
@@ -285,6 +292,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	for _, w := range tel.Resolved.Warnings {
 		fmt.Fprintf(e.stderr, "ortel bench: warning: %s\n", w)
 	}
+	// Remembers the profiled runs' span contexts, so the analysis can put
+	// its findings in their traces.
+	runs := analysis.NewRunRecorder()
+	tel.TracerProvider.RegisterSpanProcessor(runs)
 
 	// Hardware receivers export through the bench's providers, and a sampler
 	// summarizes them over the measured phase. They stop after the
@@ -318,6 +329,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		cfg.Progress = prefixWriter{e.stderr, "ortel bench: "}
 	}
 	rep, benchErr := bench.Run(ctx, cfg)
+	if benchErr == nil {
+		benchErr = analyzeAndExport(ctx, rep, tel.TracerProvider, tel.MeterProvider, runs, aopts)
+	}
 
 	// Flush what was recorded even when the bench failed: nothing already
 	// measured is lost.
@@ -352,6 +366,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	if err := report.WriteText(e.stdout, rep); err != nil {
+		return err
+	}
+	if err := report.WriteAnalysisText(e.stdout, rep); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)

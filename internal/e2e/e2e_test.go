@@ -53,6 +53,14 @@ const (
 	benchModel       = "ch_PP-OCRv4_det_infer.onnx"
 )
 
+// Prometheus selectors of the bench workload's series: the collector's
+// Prometheus exporter turns service.name into the job label, and the
+// span_metrics connector keeps it as service_name.
+const (
+	benchJob     = `{job="` + BenchService + `"}`
+	benchService = `{service_name="` + BenchService + `"}`
+)
+
 // expectations of the workload, overridable for ORTEL_E2E_CMD.
 type expectations struct {
 	unprofiledRuns int // 1 cold run + warm-up + measured runs
@@ -234,7 +242,21 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return p.Wait(ctx)
+		if err := p.Wait(ctx); err != nil {
+			return err
+		}
+		// A service-shaped workload too: the PaddleOCR pipeline example,
+		// whose requests hold stage spans (the dashboard's stage panels).
+		pipe, err := h.pipelineWorkload()
+		if err != nil || pipe == nil {
+			return err
+		}
+		h.write("pipeline.cmd", []byte(strings.Join(append(env, pipe...), " ")+"\n"))
+		pp, err := h.startProcess("pipeline", env, pipe...)
+		if err != nil {
+			return err
+		}
+		return pp.Wait(ctx)
 	})
 
 	// 5. What Prometheus scraped from the collector. The checks are
@@ -244,6 +266,9 @@ func TestEndToEnd(t *testing.T) {
 	})
 	h.check("check the hardware metrics", checkTimeout, func(ctx context.Context) error {
 		return checkHardware(ctx, prom)
+	})
+	h.check("check the pipeline stages", checkTimeout, func(ctx context.Context) error {
+		return checkPipeline(ctx, prom, tap)
 	})
 
 	// 6. The spans that left the collector: all of them, then the tree.
@@ -323,6 +348,19 @@ func (h *harness) expectations() expectations {
 		h.t.Fatal("the workload must profile at least one run: the test checks operator spans and metrics")
 	}
 	return e
+}
+
+// pipelineWorkload returns the command line of the pipeline example, or nil
+// when ORTEL_E2E_CMD replaces the workloads.
+func (h *harness) pipelineWorkload() ([]string, error) {
+	if os.Getenv("ORTEL_E2E_CMD") != "" {
+		return nil, nil
+	}
+	bin := filepath.Join(h.root, "bin", "ocr-pipeline")
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("the ocr-pipeline example is not built (%v): run make build", err)
+	}
+	return []string{bin, "-requests", "3", "-size", "160", "-out", h.t.TempDir()}, nil
 }
 
 // workload returns the command line of the workload.
@@ -460,7 +498,7 @@ func checkRunHistogram(ctx context.Context, prom *Prom, exp expectations) error 
 	name := stack.MetricPromName(m)
 	want := map[string]float64{"false": float64(exp.unprofiledRuns), "true": float64(exp.profiledRuns)}
 	if err := Poll(ctx, pollInterval, func(ctx context.Context) error {
-		got, err := prom.Query(ctx, `sum by (onnxruntime_run_profiled) (`+name+`_count)`)
+		got, err := prom.Query(ctx, `sum by (onnxruntime_run_profiled) (`+name+`_count`+benchJob+`)`)
 		if err != nil {
 			return notYet("%v", err)
 		}
@@ -482,7 +520,7 @@ func checkRunHistogram(ctx context.Context, prom *Prom, exp expectations) error 
 	}
 
 	// _sum: positive, and every series carries the model name.
-	sums, err := prom.Query(ctx, name+`_sum`)
+	sums, err := prom.Query(ctx, name+`_sum`+benchJob)
 	if err != nil {
 		return err
 	}
@@ -497,7 +535,7 @@ func checkRunHistogram(ctx context.Context, prom *Prom, exp expectations) error 
 
 	// _bucket: the registry's boundaries plus +Inf on every series, and the
 	// +Inf bucket equal to the count.
-	buckets, err := prom.Query(ctx, name+`_bucket`)
+	buckets, err := prom.Query(ctx, name+`_bucket`+benchJob)
 	if err != nil {
 		return err
 	}
@@ -534,7 +572,7 @@ func checkRunHistogram(ctx context.Context, prom *Prom, exp expectations) error 
 
 	// The runs counter agrees with the histogram.
 	return Poll(ctx, pollInterval, func(ctx context.Context) error {
-		runs, err := prom.Query(ctx, `sum(onnxruntime_runs_total)`)
+		runs, err := prom.Query(ctx, `sum(onnxruntime_runs_total`+benchJob+`)`)
 		if err != nil {
 			return notYet("%v", err)
 		}
@@ -543,6 +581,38 @@ func checkRunHistogram(ctx context.Context, prom *Prom, exp expectations) error 
 		}
 		return nil
 	})
+}
+
+// checkPipeline: the pipeline example's traces read request → stage → run,
+// and its stage histogram reached Prometheus.
+func checkPipeline(ctx context.Context, prom *Prom, tap *otlptest.Receiver) error {
+	if os.Getenv("ORTEL_E2E_CMD") != "" {
+		return nil
+	}
+	m, _ := semconv.LookupMetric("ortel.stage.duration")
+	name := stack.MetricPromName(m)
+	if err := Poll(ctx, pollInterval, func(ctx context.Context) error {
+		got, err := prom.Query(ctx, `sum by (ortel_stage_name) (`+name+`_count{job="`+PipelineService+`"})`)
+		if err != nil {
+			return notYet("%v", err)
+		}
+		stages := map[string]float64{}
+		for _, s := range got {
+			stages[s.Labels["ortel_stage_name"]] = s.Value
+		}
+		for _, st := range []string{"detect", "classify", "recognize"} {
+			if stages[st] == 0 {
+				return notYet("%s_count by stage = %v: no %q stage yet", name, stages, st)
+			}
+		}
+		if stages["detect"] != 3 {
+			return notYet("%d detect stages recorded, want one per request (3)", int(stages["detect"]))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return CheckPipelineTree(tap.Spans())
 }
 
 // checkHardware: every expected hardware metric has series, each with the
@@ -593,16 +663,16 @@ func checkSpans(ctx context.Context, tap, jaeger *otlptest.Receiver, exp expecta
 		}
 		return n
 	}
-	enough := func(spans []otlptest.Span) bool { return runs(spans) >= exp.total() }
+	enough := func(spans []otlptest.Span) bool { return runs(BenchSpans(spans)) >= exp.total() }
 	for _, r := range []struct {
 		name string
 		rcv  *otlptest.Receiver
 	}{{"test exporter", tap}, {"Jaeger exporter", jaeger}} {
 		if err := r.rcv.WaitSpans(ctx, enough); err != nil {
-			return nil, fmt.Errorf("%s: %d run spans arrived, want %d: %w", r.name, runs(r.rcv.Spans()), exp.total(), err)
+			return nil, fmt.Errorf("%s: %d run spans arrived, want %d: %w", r.name, runs(BenchSpans(r.rcv.Spans())), exp.total(), err)
 		}
 	}
-	spans := tap.Spans()
+	spans := BenchSpans(tap.Spans())
 	if n := runs(spans); n != exp.total() {
 		return nil, fmt.Errorf("%d run spans arrived, want %d", n, exp.total())
 	}
@@ -619,11 +689,11 @@ func checkSpans(ctx context.Context, tap, jaeger *otlptest.Receiver, exp expecta
 	if tree.Operators%exp.profiledRuns != 0 {
 		return nil, fmt.Errorf("%d operator spans over %d profiled runs: every profiled run should have the same operators", tree.Operators, exp.profiledRuns)
 	}
-	if len(jaeger.Spans()) != len(spans) {
+	if len(BenchSpans(jaeger.Spans())) != len(spans) {
 		// Not an error on its own (batches may still be in flight), but the
 		// counts converge.
-		if err := jaeger.WaitSpans(ctx, func(s []otlptest.Span) bool { return len(s) == len(spans) }); err != nil {
-			return nil, fmt.Errorf("the Jaeger exporter delivered %d spans, the test exporter %d", len(jaeger.Spans()), len(spans))
+		if err := jaeger.WaitSpans(ctx, func(s []otlptest.Span) bool { return len(BenchSpans(s)) == len(spans) }); err != nil {
+			return nil, fmt.Errorf("the Jaeger exporter delivered %d spans, the test exporter %d", len(BenchSpans(jaeger.Spans())), len(spans))
 		}
 	}
 	return spans, nil
@@ -641,7 +711,7 @@ func checkOperators(ctx context.Context, prom *Prom, spans []otlptest.Span) erro
 		}
 	}
 	return Poll(ctx, pollInterval, func(ctx context.Context) error {
-		got, err := prom.Query(ctx, name+`_count`)
+		got, err := prom.Query(ctx, name+`_count`+benchJob)
 		if err != nil {
 			return notYet("%v", err)
 		}
@@ -664,14 +734,14 @@ func checkOperators(ctx context.Context, prom *Prom, spans []otlptest.Span) erro
 func checkSpanMetrics(ctx context.Context, prom *Prom, spans []otlptest.Span) error {
 	calls, duration := stack.SpanMetricsSeries[0], stack.SpanMetricsSeries[1]
 	return Poll(ctx, pollInterval, func(ctx context.Context) error {
-		got, err := prom.Query(ctx, `sum(`+calls+`)`)
+		got, err := prom.Query(ctx, `sum(`+calls+benchService+`)`)
 		if err != nil {
 			return notYet("%v", err)
 		}
 		if len(got) != 1 || got[0].Value != float64(len(spans)) {
 			return notYet("sum(%s) = %v, want %d (the exported spans)", calls, got, len(spans))
 		}
-		b, err := prom.Query(ctx, `sum(`+duration+`{le="+Inf"})`)
+		b, err := prom.Query(ctx, `sum(`+duration+`{le="+Inf",service_name="ortel"})`)
 		if err != nil {
 			return notYet("%v", err)
 		}

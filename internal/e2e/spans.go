@@ -104,3 +104,61 @@ func CheckSpanTree(spans []otlptest.Span, tolerance time.Duration, maxErrs int) 
 	}
 	return tree, errs
 }
+
+// Services of the two workloads: `ortel bench` and the ocr-pipeline example.
+const (
+	BenchService    = "ortel"
+	PipelineService = "ocr-pipeline"
+)
+
+// BenchSpans keeps the spans of the bench workload.
+func BenchSpans(spans []otlptest.Span) []otlptest.Span {
+	var out []otlptest.Span
+	for _, s := range spans {
+		if s.ServiceName() == BenchService {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// CheckPipelineTree checks the pipeline example's traces: every run span
+// sits under a stage span (detect, classify or recognize) that sits under
+// a request span, all in one trace per request.
+func CheckPipelineTree(all []otlptest.Span) error {
+	var spans []otlptest.Span
+	for _, s := range all {
+		if s.ServiceName() == PipelineService {
+			spans = append(spans, s)
+		}
+	}
+	runs, requests := 0, map[string]bool{}
+	for _, r := range spans {
+		if !IsRunSpan(r) {
+			continue
+		}
+		runs++
+		stage, ok := otlptest.SpanByID(spans, r.ParentSpanID())
+		if !ok {
+			return fmt.Errorf("pipeline run span %q has no parent among the pipeline's spans", r.Name)
+		}
+		if name, _ := otlptest.AttrString(stage.GetAttributes(), "ortel.stage.name"); name == "" {
+			return fmt.Errorf("pipeline run span %q has parent %q, which is not a stage span", r.Name, stage.Name)
+		}
+		req, ok := otlptest.SpanByID(spans, stage.ParentSpanID())
+		if !ok || req.Name != "POST /ocr" {
+			return fmt.Errorf("stage span %q is not under a request span", stage.Name)
+		}
+		if req.TraceID() != r.TraceID() {
+			return fmt.Errorf("run %q and its request are in different traces", r.Name)
+		}
+		requests[req.SpanID()] = true
+	}
+	if runs == 0 {
+		return fmt.Errorf("no run spans from %s arrived", PipelineService)
+	}
+	if len(requests) != 3 {
+		return fmt.Errorf("pipeline runs sit under %d requests, want 3", len(requests))
+	}
+	return nil
+}

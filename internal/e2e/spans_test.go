@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/ortel-dev/ortel/internal/otlptest"
@@ -119,5 +121,44 @@ func TestCheckSpanTreeCapsErrors(t *testing.T) {
 	_, errs := CheckSpanTree(spans, 0, 3)
 	if len(errs) != 4 || !strings.Contains(errs[3].Error(), "and 7 more") {
 		t.Errorf("errs = %q; want 3 and a count of the other 7", errs)
+	}
+}
+
+func TestCheckPipelineTree(t *testing.T) {
+	res := func(service string) *resourcepb.Resource {
+		return &resourcepb.Resource{Attributes: []*commonpb.KeyValue{{Key: "service.name", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: service}}}}}
+	}
+	str := func(k, v string) *commonpb.KeyValue {
+		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	}
+	profiled := &commonpb.KeyValue{Key: "onnxruntime.run.profiled", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: false}}}
+	mk := func(trace, id, parent byte, name string, attrs ...*commonpb.KeyValue) otlptest.Span {
+		sp := &tracepb.Span{TraceId: bytes.Repeat([]byte{trace}, 16), SpanId: bytes.Repeat([]byte{id}, 8), Name: name, Attributes: attrs}
+		if parent != 0 {
+			sp.ParentSpanId = bytes.Repeat([]byte{parent}, 8)
+		}
+		return otlptest.Span{Resource: res(PipelineService), Span: sp}
+	}
+	var good []otlptest.Span
+	for i := byte(1); i <= 3; i++ {
+		base := i * 10
+		good = append(good,
+			mk(i, base, 0, "POST /ocr"),
+			mk(i, base+1, base, "detect", str("ortel.stage.name", "detect")),
+			mk(i, base+2, base+1, "run det", profiled))
+	}
+	if err := CheckPipelineTree(good); err != nil {
+		t.Fatalf("good tree: %v", err)
+	}
+	bad := append([]otlptest.Span(nil), good...)
+	bad[2] = mk(1, 12, 10, "run det", profiled) // run directly under the request
+	if err := CheckPipelineTree(bad); err == nil {
+		t.Error("a run outside any stage passed")
+	}
+	if err := CheckPipelineTree(good[:6]); err == nil {
+		t.Error("two requests passed for three")
+	}
+	if err := CheckPipelineTree(nil); err == nil {
+		t.Error("no spans passed")
 	}
 }

@@ -89,10 +89,33 @@ func New(opts ...Option) (*Receiver, error) {
 	if r.src, err = newSource(c, r.want); err != nil {
 		return nil, err
 	}
+	r.prime()
 	if err := r.register(c, sel); err != nil {
 		return nil, errors.Join(err, r.src.close())
 	}
 	return r, nil
+}
+
+// prime takes the utilization baselines at construction, so the first
+// collection already reports utilization since New: a short-lived program
+// (a bench of one second) then exports it too. A failure here is left for
+// the collections to report.
+func (r *Receiver) prime() {
+	var fail procfs.Failures
+	if !r.src.read(context.Background(), &r.cur, r.want, &fail) {
+		return
+	}
+	for n := range r.cur.cpus {
+		if c := &r.cur.cpus[n]; c.ok {
+			for len(r.prev) <= n {
+				r.prev = append(r.prev, cpuTicks{})
+			}
+			r.prev[n] = *c
+		}
+	}
+	if r.cur.total.ok {
+		r.prevTotal = r.cur.total
+	}
 }
 
 func (r *Receiver) register(c config, sel procfs.Selection) error {

@@ -119,6 +119,7 @@ func New(opts ...Option) (*Receiver, error) {
 		}
 		r.procs = append(r.procs, newProc(pid, h, len(r.procs)*numFail))
 	}
+	r.prime()
 	if err := r.register(c, sel); err != nil {
 		return nil, errors.Join(err, r.closeAll())
 	}
@@ -282,6 +283,20 @@ func readProc(ctx context.Context, p *proc, w want, fail *procfs.Failures) bool 
 		return false
 	}
 	return true
+}
+
+// prime takes the utilization baselines at construction, so the first
+// collection already reports the CPU utilization since New: a short-lived
+// program (a bench of one second) then exports it too. A failure here is
+// left for the collections to report.
+func (r *Receiver) prime() {
+	var fail procfs.Failures
+	now := r.now()
+	for _, p := range r.procs {
+		if readProc(context.Background(), p, r.want, &fail) && p.cur.ok(hasTimes) {
+			p.prevOK, p.prevUser, p.prevSystem, p.prevTime = true, p.cur.user, p.cur.system, now
+		}
+	}
 }
 
 // collect is the receiver's one callback.

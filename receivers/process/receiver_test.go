@@ -163,6 +163,8 @@ func TestBrokenProcesses(t *testing.T) {
 	// Only what could be read: 302's stat, and the fd counts of 300 and 301.
 	assertMetrics(t, got,
 		fsum(semconv.ProcessCPUTimeName, fp(0.7, 302, user), fp(0.3, 302, system)),
+		// Nothing ran since New took the baseline: 0, not absent.
+		fgauge(semconv.ProcessCPUUtilizationName, fp(0, 302, user), fp(0, 302, system)),
 		isum(semconv.ProcessMemoryUsageName, false, ip(100*pageSize, 302)),
 		isum(semconv.ProcessMemoryVirtualName, false, ip(1000000, 302)),
 		isum(semconv.ProcessThreadCountName, false, ip(1, 302)),

@@ -48,13 +48,13 @@ func TestSnapshot(t *testing.T) {
 	if _, ok := p1.CPUUtilizationSince(other); ok {
 		t.Error("utilization against another process")
 	}
-	// Snapshots leave the callback alone: its first collection still has
-	// no utilization and no error.
+	// Snapshots leave the callback alone: its first collection reports the
+	// utilization since New (baseline taken there), without error.
 	got, err := collect()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := got["process.cpu.utilization"]; ok {
-		t.Error("Snapshot gave the callback a utilization baseline")
+	if _, ok := got["process.cpu.utilization"]; !ok {
+		t.Error("the first collection has no utilization: the baseline taken at New is lost")
 	}
 }
