@@ -82,16 +82,25 @@ func Open(ctx context.Context, o Options) *Set {
 		nvmlOpts = append(nvmlOpts, nvml.WithPIDs(o.PIDs...))
 	}
 
-	s.CPU, err = cpu.New(cpuOpts...)
+	// A receiver that fails to start is left nil: started() skips it.
+	if s.CPU, err = cpu.New(cpuOpts...); err != nil {
+		s.CPU = nil
+	}
 	s.add("cpu", err, "CPU time, utilization, frequency, load average")
-	s.Memory, err = memory.New(memOpts...)
+	if s.Memory, err = memory.New(memOpts...); err != nil {
+		s.Memory = nil
+	}
 	s.add("memory", err, "memory and swap usage, paging")
-	s.Process, err = process.New(procOpts...)
+	if s.Process, err = process.New(procOpts...); err != nil {
+		s.Process = nil
+	}
 	s.add("process", err, fmt.Sprintf("CPU, memory, threads, file descriptors, disk I/O of %s", pidWords(o.PIDs)))
 
 	s.Perf, err = perf.New(perfOpts...)
 	if err != nil {
-		s.add("perf", err, "")
+		s.Perf = nil
+		s.add("perf ("+perf.HardwarePart+")", err, "")
+		s.add("perf ("+perf.SoftwarePart+")", err, "")
 	} else {
 		for _, p := range s.Perf.Parts() {
 			s.add("perf ("+p.Name+")", p.Err, eventWords(p))
@@ -108,6 +117,7 @@ func Open(ctx context.Context, o Options) *Set {
 		}
 		s.add("rapl", nil, fmt.Sprintf("energy of %d powercap zones", n))
 	} else {
+		s.RAPL = nil
 		s.add("rapl", err, "")
 	}
 
@@ -115,6 +125,7 @@ func Open(ctx context.Context, o Options) *Set {
 	if err == nil {
 		s.add("thermal", nil, fmt.Sprintf("%d temperature sensors", len(s.Thermal.Sensors())))
 	} else {
+		s.Thermal = nil
 		s.add("thermal", err, "")
 	}
 
