@@ -15,6 +15,12 @@
 //   - a collection observes every reading it can and returns the failures
 //     joined (errors.Join); a failure is reported once, not on every
 //     collection.
+//
+// What they share lives once, in internal packages:
+// receivers/internal/lifecycle creates the instruments, registers the
+// callback and shuts it down without deadlocking against a collection;
+// receivers/internal/procfs reads /proc and /sys and holds the options
+// every receiver takes; its procfstest holds the tests' helpers.
 package receivers
 
 import (

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 )
@@ -12,31 +12,12 @@ import (
 // BenchmarkCollect measures one collection of this machine's CPUs: the
 // callback alone, and through an SDK ManualReader.
 func BenchmarkCollect(b *testing.B) {
-	b.Run("callback", func(b *testing.B) {
-		r, err := New(WithRoot("/"))
-		if err != nil {
-			b.Skip(err)
-		}
-		defer r.Shutdown(context.Background())
-		var o procfstest.Observer
-		b.ReportAllocs()
-		for b.Loop() {
-			r.collect(context.Background(), &o)
-		}
-	})
-	b.Run("sdk", func(b *testing.B) {
-		mp, reader := procfstest.NewProvider(b)
+	procfstest.BenchReceiver(b, func(b *testing.B, mp metric.MeterProvider) metric.Callback {
 		r, err := New(WithMeterProvider(mp), WithRoot("/"))
 		if err != nil {
 			b.Skip(err)
 		}
-		defer r.Shutdown(context.Background())
-		var rm metricdata.ResourceMetrics
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := reader.Collect(context.Background(), &rm); err != nil {
-				b.Fatal(err)
-			}
-		}
+		b.Cleanup(func() { r.Shutdown(context.Background()) })
+		return r.collect
 	})
 }

@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
@@ -22,25 +21,14 @@ var metricNames = []string{
 // config holds what the options set: defaults first, then the environment,
 // then the options.
 type config struct {
-	meterProvider metric.MeterProvider
-	root          string
-	rootSet       bool
-	all           bool
-	overrides     map[string]bool
-	perCPU        bool
+	procfs.Config
+	perCPU bool
 }
 
 func newConfig(opts []Option) config {
-	c := config{meterProvider: otel.GetMeterProvider(), perCPU: true}
+	c := config{Config: procfs.NewConfig(), perCPU: true}
 	for _, o := range opts {
 		o.apply(&c)
-	}
-	if !c.rootSet {
-		root, err := procfs.RootFromEnv()
-		if err != nil {
-			otel.Handle(err)
-		}
-		c.root = root
 	}
 	return c
 }
@@ -55,11 +43,7 @@ func (f optionFunc) apply(c *config) { f(c) }
 // WithMeterProvider sets the MeterProvider the receiver's instruments are
 // created with. Default: the global provider (otel.GetMeterProvider).
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) {
-		if mp != nil {
-			c.meterProvider = mp
-		}
-	})
+	return optionFunc(func(c *config) { c.SetMeterProvider(mp) })
 }
 
 // WithRoot reads /proc and /sys under root instead of "/" (a fixture tree
@@ -67,11 +51,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // overrides the ORTEL_HOST_ROOT environment variable. Default: "/". It is
 // ignored where the receiver reads through gopsutil (not Linux).
 func WithRoot(root string) Option {
-	return optionFunc(func(c *config) {
-		if root != "" {
-			c.root, c.rootSet = root, true
-		}
-	})
+	return optionFunc(func(c *config) { c.SetRoot(root) })
 }
 
 // WithMetric turns the metric called name on or off. Default: on or off as
@@ -79,18 +59,13 @@ func WithRoot(root string) Option {
 // ortel.system.interrupts are off). New fails on a name the receiver does
 // not emit.
 func WithMetric(name string, on bool) Option {
-	return optionFunc(func(c *config) {
-		if c.overrides == nil {
-			c.overrides = map[string]bool{}
-		}
-		c.overrides[name] = on
-	})
+	return optionFunc(func(c *config) { c.SetMetric(name, on) })
 }
 
 // WithAllMetrics turns on every metric the receiver can emit, before any
 // WithMetric applies.
 func WithAllMetrics() Option {
-	return optionFunc(func(c *config) { c.all = true })
+	return optionFunc(func(c *config) { c.SetAllMetrics() })
 }
 
 // WithPerCPU reports system.cpu.time and system.cpu.utilization per logical

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 	"github.com/ortel-dev/ortel/semconv"
@@ -17,13 +17,9 @@ import (
 // function.
 func newTest(t *testing.T, opts ...Option) (*Receiver, func() (map[string]metricdata.Metrics, error)) {
 	t.Helper()
-	mp, reader := procfstest.NewProvider(t)
-	r, err := New(append([]Option{WithMeterProvider(mp)}, opts...)...)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(func() { r.Shutdown(t.Context()) })
-	return r, func() (map[string]metricdata.Metrics, error) { return procfstest.Collect(t, reader) }
+	return procfstest.Start(t, func(mp metric.MeterProvider) (*Receiver, error) {
+		return New(append([]Option{WithMeterProvider(mp)}, opts...)...)
+	})
 }
 
 var modeNames = [numModes]string{"user", "nice", "system", "idle", "iowait", "interrupt", "steal"}
@@ -76,51 +72,31 @@ func concat[T any](parts ...[]T) []T {
 }
 
 func timeMetric(points ...[]metricdata.DataPoint[float64]) metricdata.Metrics {
-	return metricdata.Metrics{
-		Name: semconv.SystemCPUTimeName, Description: semconv.SystemCPUTimeDescription, Unit: semconv.SystemCPUTimeUnit,
-		Data: metricdata.Sum[float64]{Temporality: metricdata.CumulativeTemporality, IsMonotonic: true, DataPoints: concat(points...)},
-	}
+	return procfstest.Sum(semconv.SystemCPUTimeName, true, concat(points...)...)
 }
 
 func utilMetric(points ...[]metricdata.DataPoint[float64]) metricdata.Metrics {
-	return metricdata.Metrics{
-		Name: semconv.SystemCPUUtilizationName, Description: semconv.SystemCPUUtilizationDescription, Unit: semconv.SystemCPUUtilizationUnit,
-		Data: metricdata.Gauge[float64]{DataPoints: concat(points...)},
-	}
-}
-
-func intSum(name, desc, unit string, monotonic bool, points ...metricdata.DataPoint[int64]) metricdata.Metrics {
-	return metricdata.Metrics{
-		Name: name, Description: desc, Unit: unit,
-		Data: metricdata.Sum[int64]{Temporality: metricdata.CumulativeTemporality, IsMonotonic: monotonic, DataPoints: points},
-	}
+	return procfstest.Gauge(semconv.SystemCPUUtilizationName, concat(points...)...)
 }
 
 func countMetric(n int64) metricdata.Metrics {
-	return intSum(semconv.SystemCPULogicalCountName, semconv.SystemCPULogicalCountDescription, semconv.SystemCPULogicalCountUnit, false,
-		metricdata.DataPoint[int64]{Value: n})
+	return procfstest.Sum(semconv.SystemCPULogicalCountName, false, metricdata.DataPoint[int64]{Value: n})
 }
 
 func ctxtMetric(n int64) metricdata.Metrics {
-	return intSum(semconv.OrtelSystemContextSwitchesName, semconv.OrtelSystemContextSwitchesDescription, semconv.OrtelSystemContextSwitchesUnit, true,
-		metricdata.DataPoint[int64]{Value: n})
+	return procfstest.Sum(semconv.OrtelSystemContextSwitchesName, true, metricdata.DataPoint[int64]{Value: n})
 }
 
 func intrMetric(n int64) metricdata.Metrics {
-	return intSum(semconv.OrtelSystemInterruptsName, semconv.OrtelSystemInterruptsDescription, semconv.OrtelSystemInterruptsUnit, true,
-		metricdata.DataPoint[int64]{Value: n})
+	return procfstest.Sum(semconv.OrtelSystemInterruptsName, true, metricdata.DataPoint[int64]{Value: n})
 }
 
 func loadMetric(l1, l5, l15 float64) metricdata.Metrics {
 	pt := func(w attribute.KeyValue, v float64) metricdata.DataPoint[float64] {
 		return metricdata.DataPoint[float64]{Attributes: attribute.NewSet(w), Value: v}
 	}
-	return metricdata.Metrics{
-		Name: semconv.OrtelSystemLoadAverageName, Description: semconv.OrtelSystemLoadAverageDescription, Unit: semconv.OrtelSystemLoadAverageUnit,
-		Data: metricdata.Gauge[float64]{DataPoints: []metricdata.DataPoint[float64]{
-			pt(semconv.OrtelLoadAverageWindow1m, l1), pt(semconv.OrtelLoadAverageWindow5m, l5), pt(semconv.OrtelLoadAverageWindow15m, l15),
-		}},
-	}
+	return procfstest.Gauge(semconv.OrtelSystemLoadAverageName,
+		pt(semconv.OrtelLoadAverageWindow1m, l1), pt(semconv.OrtelLoadAverageWindow5m, l5), pt(semconv.OrtelLoadAverageWindow15m, l15))
 }
 
 func freqMetric(hz ...int64) metricdata.Metrics {
@@ -128,28 +104,5 @@ func freqMetric(hz ...int64) metricdata.Metrics {
 	for n, v := range hz {
 		pts = append(pts, metricdata.DataPoint[int64]{Attributes: attribute.NewSet(semconv.CPULogicalNumber(n)), Value: v})
 	}
-	return metricdata.Metrics{
-		Name: semconv.SystemCPUFrequencyName, Description: semconv.SystemCPUFrequencyDescription, Unit: semconv.SystemCPUFrequencyUnit,
-		Data: metricdata.Gauge[int64]{DataPoints: pts},
-	}
-}
-
-// assertMetrics checks that got holds exactly the metrics in want.
-func assertMetrics(t *testing.T, got map[string]metricdata.Metrics, want ...metricdata.Metrics) {
-	t.Helper()
-	names := map[string]bool{}
-	for _, w := range want {
-		names[w.Name] = true
-		g, ok := got[w.Name]
-		if !ok {
-			t.Errorf("metric %s missing", w.Name)
-			continue
-		}
-		metricdatatest.AssertEqual(t, w, g, metricdatatest.IgnoreTimestamp())
-	}
-	for name := range got {
-		if !names[name] {
-			t.Errorf("unexpected metric %s: %+v", name, got[name].Data)
-		}
-	}
+	return procfstest.Gauge(semconv.SystemCPUFrequencyName, pts...)
 }

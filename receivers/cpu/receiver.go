@@ -3,13 +3,12 @@ package cpu
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers"
+	"github.com/ortel-dev/ortel/receivers/internal/lifecycle"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 	"github.com/ortel-dev/ortel/semconv"
 )
@@ -28,11 +27,9 @@ type source interface {
 // Receiver observes the host's CPU readings. Create it with New; it is safe
 // for concurrent use.
 type Receiver struct {
-	mu   sync.Mutex
+	cb   lifecycle.Callback // its lock guards the fields below
 	src  source
-	reg  metric.Registration
 	want want
-	down bool
 
 	time       metric.Float64ObservableCounter
 	utilGauge  metric.Float64ObservableGauge
@@ -74,7 +71,8 @@ var modeAttrs = [numModes]attribute.KeyValue{
 // gopsutil does not cover).
 func New(opts ...Option) (*Receiver, error) {
 	c := newConfig(opts)
-	sel, err := procfs.Select("cpu", metricNames, c.all, c.overrides)
+	c.ResolveRoot()
+	sel, err := c.Select("cpu", metricNames)
 	if err != nil {
 		return nil, err
 	}
@@ -119,106 +117,37 @@ func (r *Receiver) prime() {
 }
 
 func (r *Receiver) register(c config, sel procfs.Selection) error {
-	m := c.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version()))
-	var (
-		insts []metric.Observable
-		err   error
-		errs  []error
-	)
-	add := func(on bool, mk func() (metric.Observable, error)) {
-		if !on {
-			return
-		}
-		inst, e := mk()
-		if e != nil {
-			errs = append(errs, e)
-			return
-		}
-		insts = append(insts, inst)
-	}
-	add(sel.On(semconv.SystemCPUTimeName), func() (metric.Observable, error) {
-		r.time, err = semconv.NewSystemCPUTime(m)
-		return r.time, err
-	})
-	add(sel.On(semconv.SystemCPUUtilizationName), func() (metric.Observable, error) {
-		r.utilGauge, err = semconv.NewSystemCPUUtilization(m)
-		return r.utilGauge, err
-	})
-	add(sel.On(semconv.SystemCPUFrequencyName), func() (metric.Observable, error) {
-		r.freq, err = semconv.NewSystemCPUFrequency(m)
-		return r.freq, err
-	})
-	add(sel.On(semconv.SystemCPULogicalCountName), func() (metric.Observable, error) {
-		r.count, err = semconv.NewSystemCPULogicalCount(m)
-		return r.count, err
-	})
-	add(sel.On(semconv.OrtelSystemContextSwitchesName), func() (metric.Observable, error) {
-		r.ctxt, err = semconv.NewOrtelSystemContextSwitches(m)
-		return r.ctxt, err
-	})
-	add(sel.On(semconv.OrtelSystemInterruptsName), func() (metric.Observable, error) {
-		r.intr, err = semconv.NewOrtelSystemInterrupts(m)
-		return r.intr, err
-	})
-	add(sel.On(semconv.OrtelSystemLoadAverageName), func() (metric.Observable, error) {
-		r.load, err = semconv.NewOrtelSystemLoadAverage(m)
-		return r.load, err
-	})
-	if len(errs) > 0 {
-		return fmt.Errorf("cpu: creating instruments: %w", errors.Join(errs...))
-	}
+	in := lifecycle.NewInstruments(c.Meter(ScopeName, Version()), sel)
+	lifecycle.Create(in, semconv.SystemCPUTimeName, &r.time, semconv.NewSystemCPUTime)
+	lifecycle.Create(in, semconv.SystemCPUUtilizationName, &r.utilGauge, semconv.NewSystemCPUUtilization)
+	lifecycle.Create(in, semconv.SystemCPUFrequencyName, &r.freq, semconv.NewSystemCPUFrequency)
+	lifecycle.Create(in, semconv.SystemCPULogicalCountName, &r.count, semconv.NewSystemCPULogicalCount)
+	lifecycle.Create(in, semconv.OrtelSystemContextSwitchesName, &r.ctxt, semconv.NewOrtelSystemContextSwitches)
+	lifecycle.Create(in, semconv.OrtelSystemInterruptsName, &r.intr, semconv.NewOrtelSystemInterrupts)
+	lifecycle.Create(in, semconv.OrtelSystemLoadAverageName, &r.load, semconv.NewOrtelSystemLoadAverage)
 	for m := range numModes {
 		r.totalAttrs.mode[m] = []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(modeAttrs[m]))}
 	}
 	for i, w := range []attribute.KeyValue{semconv.OrtelLoadAverageWindow1m, semconv.OrtelLoadAverageWindow5m, semconv.OrtelLoadAverageWindow15m} {
 		r.loadAttrs[i] = []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(w))}
 	}
-	if len(insts) == 0 {
-		return nil // every metric turned off: nothing to observe
-	}
-	reg, err := m.RegisterCallback(r.collect, insts...)
-	if err != nil {
-		return fmt.Errorf("cpu: registering the callback: %w", err)
-	}
-	r.reg = reg
-	return nil
+	return r.cb.Register("cpu", in, r.collect)
 }
 
 // Shutdown unregisters the callback and closes the files the receiver
 // keeps open. A collection after Shutdown observes nothing. It is safe to
 // call more than once.
 func (r *Receiver) Shutdown(ctx context.Context) error {
-	r.mu.Lock()
-	if r.down {
-		r.mu.Unlock()
-		return nil
-	}
-	r.down = true // from now on the callback observes nothing
-	reg := r.reg
-	r.mu.Unlock()
-
-	// Unregister outside r.mu: the SDK holds its own lock while it runs
-	// the callback, which takes r.mu.
-	var errs []error
-	if reg != nil {
-		errs = append(errs, reg.Unregister())
-	}
-	r.mu.Lock()
-	errs = append(errs, r.src.close())
-	r.mu.Unlock()
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("cpu: shutdown: %w", err)
-	}
-	return nil
+	return r.cb.Shutdown("cpu", r.src.close)
 }
 
 var _ receivers.Receiver = (*Receiver)(nil)
 
 // collect is the receiver's one callback.
 func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.down {
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	if r.cb.Down() {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -251,10 +180,10 @@ func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
 		}
 	}
 	if r.ctxt != nil && s.ctxtOK {
-		o.ObserveInt64(r.ctxt, clampInt64(s.ctxt))
+		o.ObserveInt64(r.ctxt, procfs.ClampInt64(s.ctxt))
 	}
 	if r.intr != nil && s.intrOK {
-		o.ObserveInt64(r.intr, clampInt64(s.intr))
+		o.ObserveInt64(r.intr, procfs.ClampInt64(s.intr))
 	}
 	if r.load != nil && s.loadOK {
 		for i, v := range s.load {
@@ -319,11 +248,4 @@ func (r *Receiver) cpuAttrs(n int) *cpuAttrs {
 		r.attrs = append(r.attrs, a)
 	}
 	return &r.attrs[n]
-}
-
-func clampInt64(v uint64) int64 {
-	if v > 1<<63-1 {
-		return 1<<63 - 1
-	}
-	return int64(v)
 }

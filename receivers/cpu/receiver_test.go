@@ -4,17 +4,18 @@ package cpu
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/ortel-dev/ortel/receivers"
@@ -60,7 +61,7 @@ func TestCollectXeon4(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first collection: %v", err)
 	}
-	assertMetrics(t, got,
+	procfstest.AssertMetrics(t, got,
 		timeMetric(
 			cpuTimes(0, 10000, 100, 3000, 40000, 200, 25, 75, 10),
 			cpuTimes(1, 9000, 50, 2500, 42000, 150, 20, 60, 5),
@@ -81,7 +82,7 @@ func TestCollectXeon4(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second collection: %v", err)
 	}
-	assertMetrics(t, got,
+	procfstest.AssertMetrics(t, got,
 		timeMetric(
 			cpuTimes(0, 10100, 100, 3040, 40050, 204, 27, 77, 12),
 			cpuTimes(1, 9000, 50, 2500, 42200, 150, 20, 60, 5),
@@ -157,7 +158,7 @@ func TestFrequencyFromCPUInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertMetrics(t, map[string]metricdata.Metrics{semconv.SystemCPUFrequencyName: got[semconv.SystemCPUFrequencyName]},
+	procfstest.AssertMetrics(t, map[string]metricdata.Metrics{semconv.SystemCPUFrequencyName: got[semconv.SystemCPUFrequencyName]},
 		freqMetric(2e9, 2e9))
 }
 
@@ -217,7 +218,7 @@ func TestBrokenFixtures(t *testing.T) {
 					t.Errorf("error %q does not say why there is no frequency", err)
 				}
 			}
-			assertMetrics(t, got, want...)
+			procfstest.AssertMetrics(t, got, want...)
 			// The same failures are not reported again.
 			got2, err := collect()
 			if err != nil {
@@ -262,43 +263,42 @@ func TestShutdown(t *testing.T) {
 	if got, _ := collect(); len(got) == 0 {
 		t.Fatal("no metrics before Shutdown")
 	}
-	if err := r.Shutdown(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Shutdown(t.Context()); err != nil {
-		t.Errorf("second Shutdown: %v", err)
-	}
-	got, err := collect()
-	if len(got) != 0 || err != nil {
-		t.Errorf("after Shutdown: %d metrics, %v; want none", len(got), err)
-	}
+	procfstest.ShutdownTwice(t, r.Shutdown, collect)
 	if _, err := r.Snapshot(); err == nil {
 		t.Error("Snapshot after Shutdown succeeded")
 	}
 }
 
+// TestShutdownDuringCollect: Shutdown while collections run must not
+// deadlock (the SDK holds its lock while the callback runs).
+func TestShutdownDuringCollect(t *testing.T) {
+	procfstest.ShutdownDuringCollect(t, func(t *testing.T, mp metric.MeterProvider) func(context.Context) error {
+		r, err := New(WithRoot("testdata/xeon4"), WithMeterProvider(mp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Shutdown
+	})
+}
+
 func TestReceiverConcurrentSafe(t *testing.T) {
 	r, collect := newTest(t, WithRoot("/"), WithAllMetrics())
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for range 20 {
-				if _, err := collect(); err != nil && !strings.Contains(err.Error(), "frequency") {
-					t.Error(err)
-				}
-				if _, err := r.Snapshot(); err != nil && err != errShutdown {
-					t.Error(err)
-				}
+	procfstest.Concurrent{
+		Rounds: 20,
+		Collect: func() error {
+			if _, err := collect(); err != nil && !strings.Contains(err.Error(), "frequency") {
+				return err
 			}
-		})
-	}
-	wg.Go(func() {
-		for range 20 {
-			collect()
-		}
-		r.Shutdown(t.Context())
-	})
-	wg.Wait()
+			return nil
+		},
+		Snapshot: func() error {
+			if _, err := r.Snapshot(); err != errShutdown {
+				return err
+			}
+			return nil
+		},
+		Shutdown: func() { r.Shutdown(t.Context()) },
+	}.Run(t)
 }
 
 // TestRealProc reads this machine's /proc.
@@ -374,7 +374,7 @@ func TestHostRootFromEnvironment(t *testing.T) {
 	t.Setenv(procfs.EnvHostRoot, abs)
 	_, collect := newTest(t)
 	got, _ := collect()
-	assertMetrics(t, map[string]metricdata.Metrics{semconv.SystemCPULogicalCountName: got[semconv.SystemCPULogicalCountName]}, countMetric(4))
+	procfstest.AssertMetrics(t, map[string]metricdata.Metrics{semconv.SystemCPULogicalCountName: got[semconv.SystemCPULogicalCountName]}, countMetric(4))
 
 	// A bad value is reported once through otel.Handle and "/" is read.
 	var handled []error
@@ -438,7 +438,7 @@ func TestAllCPUsTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	// cpu  38000 160 11000 164000 750 85 265 43
-	assertMetrics(t, got,
+	procfstest.AssertMetrics(t, got,
 		timeMetric(modes(380, 1.6, 110, 1640, 7.5, 3.5, 0.43)),
 		countMetric(4), ctxtMetric(987654321), loadMetric(1.25, 0.80, 0.50))
 
@@ -449,7 +449,7 @@ func TestAllCPUsTogether(t *testing.T) {
 	}
 	// cpu  38150 160 11040 164300 749 87 267 45: 496 ticks passed (iowait
 	// went back by 1 and counts 0).
-	assertMetrics(t, got,
+	procfstest.AssertMetrics(t, got,
 		timeMetric(modes(381.5, 1.6, 110.4, 1643, 7.49, 3.54, 0.45)),
 		utilMetric(modes(150.0/496, 0, 40.0/496, 300.0/496, 0, 4.0/496, 2.0/496)),
 		countMetric(4), ctxtMetric(987660000), loadMetric(1.25, 0.80, 0.50))

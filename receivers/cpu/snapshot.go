@@ -54,9 +54,9 @@ func (s Snapshot) UtilizationSince(prev Snapshot) (float64, bool) {
 // metric callback computes utilization from. It fails when no CPU time can
 // be read or after Shutdown.
 func (r *Receiver) Snapshot() (Snapshot, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.down {
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	if r.cb.Down() {
 		return Snapshot{}, errShutdown
 	}
 	var fail procfs.Failures

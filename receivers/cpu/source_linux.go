@@ -32,19 +32,19 @@ type procSource struct {
 }
 
 func newSource(c config, w want) (source, error) {
-	s := &procSource{ticks: float64(procfs.ClockTicks(c.root)), fields: make([][]byte, 0, 16)}
+	s := &procSource{ticks: float64(procfs.ClockTicks(c.Root)), fields: make([][]byte, 0, 16)}
 	var err error
-	if s.stat, err = procfs.OpenFile(filepath.Join(c.root, "proc", "stat"), nil); err != nil {
+	if s.stat, err = procfs.OpenFile(filepath.Join(c.Root, "proc", "stat"), nil); err != nil {
 		return nil, receivers.Unsupported("cpu", "cannot read the kernel's CPU statistics", err)
 	}
-	if s.loadavg, err = procfs.OpenFile(filepath.Join(c.root, "proc", "loadavg"), nil); err != nil {
+	if s.loadavg, err = procfs.OpenFile(filepath.Join(c.Root, "proc", "loadavg"), nil); err != nil {
 		s.loadErr = err
 	}
 	if w.freq {
-		s.freqDir = filepath.Join(c.root, "sys", "devices", "system", "cpu")
+		s.freqDir = filepath.Join(c.Root, "sys", "devices", "system", "cpu")
 		if f, err := procfs.OpenFile(s.cpufreqPath(0), nil); err == nil {
 			s.cpufreq, s.freqTry = []*procfs.File{f}, []bool{true}
-		} else if f, err2 := procfs.OpenFile(filepath.Join(c.root, "proc", "cpuinfo"), nil); err2 == nil {
+		} else if f, err2 := procfs.OpenFile(filepath.Join(c.Root, "proc", "cpuinfo"), nil); err2 == nil {
 			s.cpuinfo = f
 		} else {
 			s.freqErr = fmt.Errorf("system.cpu.frequency: no cpufreq (%w) and no /proc/cpuinfo (%w)", err, err2)
@@ -120,7 +120,7 @@ func (s *procSource) readStat(smp *sample, w want, fail *procfs.Failures) bool {
 	if badLine != nil || smp.online == 0 {
 		if fail.First(failStatFormat) {
 			if badLine != nil {
-				fail.Report(fmt.Errorf("read %q: malformed line %q: want a name and at least 4 numbers", s.stat.Path(), truncate(badLine)))
+				fail.Report(fmt.Errorf("read %q: malformed line %q: want a name and at least 4 numbers", s.stat.Path(), procfs.Truncate(badLine)))
 			} else {
 				fail.Report(fmt.Errorf("read %q: no per-CPU \"cpuN\" lines", s.stat.Path()))
 			}
@@ -226,7 +226,7 @@ func (s *procSource) readLoad(smp *sample, fail *procfs.Failures) {
 	if smp.loadOK {
 		fail.OK(failLoad)
 	} else if fail.First(failLoad) {
-		fail.Report(fmt.Errorf("read %q: malformed content %q: want three load averages", s.loadavg.Path(), truncate(b)))
+		fail.Report(fmt.Errorf("read %q: malformed content %q: want three load averages", s.loadavg.Path(), procfs.Truncate(b)))
 	}
 }
 
@@ -292,7 +292,7 @@ func (s *procSource) readCPUFreq(smp *sample, fail *procfs.Failures) {
 	}
 	if badFile != nil {
 		if fail.First(failFreqFormat) {
-			fail.Report(fmt.Errorf("read %q: %q is not a frequency in kHz", badFile.Path(), truncate(badContent)))
+			fail.Report(fmt.Errorf("read %q: %q is not a frequency in kHz", badFile.Path(), procfs.Truncate(badContent)))
 		}
 	} else {
 		fail.OK(failFreqFormat)
@@ -338,7 +338,7 @@ func (s *procSource) readCPUInfo(smp *sample, fail *procfs.Failures) {
 	switch {
 	case bad != nil:
 		if fail.First(failFreqFormat) {
-			fail.Report(fmt.Errorf("read %q: malformed line %q", s.cpuinfo.Path(), truncate(bad)))
+			fail.Report(fmt.Errorf("read %q: malformed line %q", s.cpuinfo.Path(), procfs.Truncate(bad)))
 		}
 	case found == 0:
 		if fail.First(failFreqFormat) {
@@ -347,13 +347,4 @@ func (s *procSource) readCPUInfo(smp *sample, fail *procfs.Failures) {
 	default:
 		fail.OK(failFreqFormat)
 	}
-}
-
-// truncate shortens b for an error message.
-func truncate(b []byte) string {
-	const max = 80
-	if len(b) > max {
-		return string(b[:max]) + "..."
-	}
-	return string(b)
 }

@@ -3,8 +3,6 @@
 package memory
 
 import (
-	"context"
-	"errors"
 	"testing"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
@@ -18,16 +16,5 @@ func TestCollectHonoursContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Shutdown(t.Context())
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	var o procfstest.Observer
-	if err := r.collect(ctx, &o); !errors.Is(err, context.Canceled) {
-		t.Errorf("collect = %v, want context.Canceled", err)
-	}
-	if o.N != 0 {
-		t.Errorf("%d observations after cancellation", o.N)
-	}
-	if err := r.collect(t.Context(), &o); err != nil || o.N == 0 {
-		t.Errorf("next collection: %v, %d observations", err, o.N)
-	}
+	procfstest.CollectHonoursContext(t, r.collect)
 }

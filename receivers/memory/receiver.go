@@ -3,13 +3,12 @@ package memory
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers"
+	"github.com/ortel-dev/ortel/receivers/internal/lifecycle"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 	"github.com/ortel-dev/ortel/semconv"
 )
@@ -26,11 +25,9 @@ type source interface {
 // Receiver observes the host's memory and paging readings. Create it with
 // New; it is safe for concurrent use.
 type Receiver struct {
-	mu   sync.Mutex
+	cb   lifecycle.Callback // its lock guards the fields below
 	src  source
-	reg  metric.Registration
 	want want
-	down bool
 
 	usage, limit, avail, pagingUsage metric.Int64ObservableUpDownCounter
 	util, pagingUtil                 metric.Float64ObservableGauge
@@ -68,7 +65,8 @@ func opts(kv ...attribute.KeyValue) []metric.ObserveOption {
 // operating system gopsutil does not cover).
 func New(opts ...Option) (*Receiver, error) {
 	c := newConfig(opts)
-	sel, err := procfs.Select("memory", metricNames, c.all, c.overrides)
+	c.ResolveRoot()
+	sel, err := c.Select("memory", metricNames)
 	if err != nil {
 		return nil, err
 	}
@@ -83,104 +81,32 @@ func New(opts ...Option) (*Receiver, error) {
 }
 
 func (r *Receiver) register(c config, sel procfs.Selection) error {
-	m := c.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version()))
-	var (
-		insts []metric.Observable
-		errs  []error
-	)
-	upDown := func(name string, mk func(metric.Meter, ...metric.Int64ObservableUpDownCounterOption) (metric.Int64ObservableUpDownCounter, error), dst *metric.Int64ObservableUpDownCounter) {
-		if !sel.On(name) {
-			return
-		}
-		inst, err := mk(m)
-		if err != nil {
-			errs = append(errs, err)
-			return
-		}
-		*dst = inst
-		insts = append(insts, inst)
-	}
-	gauge := func(name string, mk func(metric.Meter, ...metric.Float64ObservableGaugeOption) (metric.Float64ObservableGauge, error), dst *metric.Float64ObservableGauge) {
-		if !sel.On(name) {
-			return
-		}
-		inst, err := mk(m)
-		if err != nil {
-			errs = append(errs, err)
-			return
-		}
-		*dst = inst
-		insts = append(insts, inst)
-	}
-	counter := func(name string, mk func(metric.Meter, ...metric.Int64ObservableCounterOption) (metric.Int64ObservableCounter, error), dst *metric.Int64ObservableCounter) {
-		if !sel.On(name) {
-			return
-		}
-		inst, err := mk(m)
-		if err != nil {
-			errs = append(errs, err)
-			return
-		}
-		*dst = inst
-		insts = append(insts, inst)
-	}
-	upDown(semconv.SystemMemoryUsageName, semconv.NewSystemMemoryUsage, &r.usage)
-	upDown(semconv.SystemMemoryLimitName, semconv.NewSystemMemoryLimit, &r.limit)
-	gauge(semconv.SystemMemoryUtilizationName, semconv.NewSystemMemoryUtilization, &r.util)
-	upDown(semconv.SystemMemoryLinuxAvailableName, semconv.NewSystemMemoryLinuxAvailable, &r.avail)
-	upDown(semconv.SystemPagingUsageName, semconv.NewSystemPagingUsage, &r.pagingUsage)
-	gauge(semconv.SystemPagingUtilizationName, semconv.NewSystemPagingUtilization, &r.pagingUtil)
-	counter(semconv.SystemPagingFaultsName, semconv.NewSystemPagingFaults, &r.faults)
-	counter(semconv.SystemPagingOperationsName, semconv.NewSystemPagingOperations, &r.ops)
-	if len(errs) > 0 {
-		return fmt.Errorf("memory: creating instruments: %w", errors.Join(errs...))
-	}
-	if len(insts) == 0 {
-		return nil // every metric turned off: nothing to observe
-	}
-	reg, err := m.RegisterCallback(r.collect, insts...)
-	if err != nil {
-		return fmt.Errorf("memory: registering the callback: %w", err)
-	}
-	r.reg = reg
-	return nil
+	in := lifecycle.NewInstruments(c.Meter(ScopeName, Version()), sel)
+	lifecycle.Create(in, semconv.SystemMemoryUsageName, &r.usage, semconv.NewSystemMemoryUsage)
+	lifecycle.Create(in, semconv.SystemMemoryLimitName, &r.limit, semconv.NewSystemMemoryLimit)
+	lifecycle.Create(in, semconv.SystemMemoryUtilizationName, &r.util, semconv.NewSystemMemoryUtilization)
+	lifecycle.Create(in, semconv.SystemMemoryLinuxAvailableName, &r.avail, semconv.NewSystemMemoryLinuxAvailable)
+	lifecycle.Create(in, semconv.SystemPagingUsageName, &r.pagingUsage, semconv.NewSystemPagingUsage)
+	lifecycle.Create(in, semconv.SystemPagingUtilizationName, &r.pagingUtil, semconv.NewSystemPagingUtilization)
+	lifecycle.Create(in, semconv.SystemPagingFaultsName, &r.faults, semconv.NewSystemPagingFaults)
+	lifecycle.Create(in, semconv.SystemPagingOperationsName, &r.ops, semconv.NewSystemPagingOperations)
+	return r.cb.Register("memory", in, r.collect)
 }
 
 // Shutdown unregisters the callback and closes the files the receiver
 // keeps open. A collection after Shutdown observes nothing. It is safe to
 // call more than once.
 func (r *Receiver) Shutdown(ctx context.Context) error {
-	r.mu.Lock()
-	if r.down {
-		r.mu.Unlock()
-		return nil
-	}
-	r.down = true // from now on the callback observes nothing
-	reg := r.reg
-	r.mu.Unlock()
-
-	// Unregister outside r.mu: the SDK holds its own lock while it runs
-	// the callback, which takes r.mu.
-	var errs []error
-	if reg != nil {
-		errs = append(errs, reg.Unregister())
-	}
-	r.mu.Lock()
-	errs = append(errs, r.src.close())
-	r.mu.Unlock()
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("memory: shutdown: %w", err)
-	}
-	return nil
+	return r.cb.Shutdown("memory", r.src.close)
 }
 
 var _ receivers.Receiver = (*Receiver)(nil)
 
 // collect is the receiver's one callback.
 func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.down {
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	if r.cb.Down() {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -191,17 +117,17 @@ func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
 
 	total := s.mem[memTotal]
 	if r.limit != nil && s.hasMem(memTotal) {
-		o.ObserveInt64(r.limit, clampInt64(total))
+		o.ObserveInt64(r.limit, procfs.ClampInt64(total))
 	}
 	if u := s.usage(); u.ok {
 		if r.usage != nil {
-			o.ObserveInt64(r.usage, clampInt64(u.used), stateUsed...)
-			o.ObserveInt64(r.usage, clampInt64(u.free), stateFree...)
+			o.ObserveInt64(r.usage, procfs.ClampInt64(u.used), stateUsed...)
+			o.ObserveInt64(r.usage, procfs.ClampInt64(u.free), stateFree...)
 			if u.hasBuffers {
-				o.ObserveInt64(r.usage, clampInt64(u.buffers), stateBuffers...)
+				o.ObserveInt64(r.usage, procfs.ClampInt64(u.buffers), stateBuffers...)
 			}
 			if u.hasCached {
-				o.ObserveInt64(r.usage, clampInt64(u.cached), stateCached...)
+				o.ObserveInt64(r.usage, procfs.ClampInt64(u.cached), stateCached...)
 			}
 		}
 		if r.util != nil && total > 0 {
@@ -217,15 +143,15 @@ func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
 		}
 	}
 	if r.avail != nil && s.hasMem(memAvailable) {
-		o.ObserveInt64(r.avail, clampInt64(s.mem[memAvailable]))
+		o.ObserveInt64(r.avail, procfs.ClampInt64(s.mem[memAvailable]))
 	}
 	// No swap configured: no paging usage at all, rather than zeros.
 	if swapTotal := s.mem[memSwapTotal]; s.hasMem(memSwapTotal) && s.hasMem(memSwapFree) && swapTotal > 0 {
 		free := min(s.mem[memSwapFree], swapTotal)
 		used := swapTotal - free
 		if r.pagingUsage != nil {
-			o.ObserveInt64(r.pagingUsage, clampInt64(used), swapUsed...)
-			o.ObserveInt64(r.pagingUsage, clampInt64(free), swapFree...)
+			o.ObserveInt64(r.pagingUsage, procfs.ClampInt64(used), swapUsed...)
+			o.ObserveInt64(r.pagingUsage, procfs.ClampInt64(free), swapFree...)
 		}
 		if r.pagingUtil != nil {
 			o.ObserveFloat64(r.pagingUtil, float64(used)/float64(swapTotal), swapUsed...)
@@ -236,8 +162,8 @@ func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
 		// pgfault counts every fault, major ones included.
 		major := s.vm[vmPgmajfault]
 		minor := s.vm[vmPgfault] - min(major, s.vm[vmPgfault])
-		o.ObserveInt64(r.faults, clampInt64(major), faultMajor...)
-		o.ObserveInt64(r.faults, clampInt64(minor), faultMinor...)
+		o.ObserveInt64(r.faults, procfs.ClampInt64(major), faultMajor...)
+		o.ObserveInt64(r.faults, procfs.ClampInt64(minor), faultMinor...)
 	}
 	if r.ops != nil {
 		observePair(o, r.ops, s, vmPswpin, vmPswpout, majorIn, majorOut)
@@ -248,16 +174,9 @@ func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
 
 func observePair(o metric.Observer, c metric.Int64ObservableCounter, s *sample, in, out int, inAttrs, outAttrs []metric.ObserveOption) {
 	if s.hasVM(in) {
-		o.ObserveInt64(c, clampInt64(s.vm[in]), inAttrs...)
+		o.ObserveInt64(c, procfs.ClampInt64(s.vm[in]), inAttrs...)
 	}
 	if s.hasVM(out) {
-		o.ObserveInt64(c, clampInt64(s.vm[out]), outAttrs...)
+		o.ObserveInt64(c, procfs.ClampInt64(s.vm[out]), outAttrs...)
 	}
-}
-
-func clampInt64(v uint64) int64 {
-	if v > 1<<63-1 {
-		return 1<<63 - 1
-	}
-	return int64(v)
 }

@@ -3,14 +3,15 @@
 package memory
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/ortel-dev/ortel/receivers"
@@ -54,19 +55,19 @@ func TestCollectSwap(t *testing.T) {
 	// MemTotal 16000000, MemFree 4000000, Buffers 500000, Cached 6000000,
 	// SReclaimable 500000: cached = 6500000, used = 16000000 - 4000000 -
 	// 500000 - 6500000 = 5000000.
-	assertMetrics(t, got,
-		upDown(semconv.SystemMemoryUsageName,
+	procfstest.AssertMetrics(t, got,
+		procfstest.Sum(semconv.SystemMemoryUsageName, false,
 			ip(5000000*kB, used), ip(4000000*kB, free), ip(500000*kB, buffers), ip(6500000*kB, cached)),
-		upDown(semconv.SystemMemoryLimitName, ip(16000000*kB)),
-		gauge(semconv.SystemMemoryUtilizationName,
+		procfstest.Sum(semconv.SystemMemoryLimitName, false, ip(16000000*kB)),
+		procfstest.Gauge(semconv.SystemMemoryUtilizationName,
 			fp(0.3125, used), fp(0.25, free), fp(0.03125, buffers), fp(0.40625, cached)),
-		upDown(semconv.SystemMemoryLinuxAvailableName, ip(9000000*kB)),
+		procfstest.Sum(semconv.SystemMemoryLinuxAvailableName, false, ip(9000000*kB)),
 		// SwapTotal 8 GiB, SwapFree 6 GiB.
-		upDown(semconv.SystemPagingUsageName, ip(2<<30, swUsed), ip(6<<30, swFree)),
-		gauge(semconv.SystemPagingUtilizationName, fp(0.25, swUsed), fp(0.75, swFree)),
+		procfstest.Sum(semconv.SystemPagingUsageName, false, ip(2<<30, swUsed), ip(6<<30, swFree)),
+		procfstest.Gauge(semconv.SystemPagingUtilizationName, fp(0.25, swUsed), fp(0.75, swFree)),
 		// pgfault 1000000 counts the 2500 major faults too.
-		counter(semconv.SystemPagingFaultsName, ip(2500, major), ip(997500, minor)),
-		counter(semconv.SystemPagingOperationsName,
+		procfstest.Sum(semconv.SystemPagingFaultsName, true, ip(2500, major), ip(997500, minor)),
+		procfstest.Sum(semconv.SystemPagingOperationsName, true,
 			ip(300, in, major), ip(700, out, major), ip(40000, in, minor), ip(90000, out, minor)),
 	)
 }
@@ -124,24 +125,24 @@ func TestBrokenFixtures(t *testing.T) {
 			root: "testdata/oldkernel", // no MemAvailable, no SReclaimable, no vmstat
 			want: []metricdata.Metrics{
 				// cached = 6000000 alone; used = 16000000 - 4000000 - 500000 - 6000000.
-				upDown(semconv.SystemMemoryUsageName,
+				procfstest.Sum(semconv.SystemMemoryUsageName, false,
 					ip(5500000*kB, used), ip(4000000*kB, free), ip(500000*kB, buffers), ip(6000000*kB, cached)),
-				upDown(semconv.SystemMemoryLimitName, ip(16000000*kB)),
-				gauge(semconv.SystemMemoryUtilizationName,
+				procfstest.Sum(semconv.SystemMemoryLimitName, false, ip(16000000*kB)),
+				procfstest.Gauge(semconv.SystemMemoryUtilizationName,
 					fp(0.34375, used), fp(0.25, free), fp(0.03125, buffers), fp(0.375, cached)),
-				upDown(semconv.SystemPagingUsageName, ip(2<<30, swUsed), ip(6<<30, swFree)),
-				gauge(semconv.SystemPagingUtilizationName, fp(0.25, swUsed), fp(0.75, swFree)),
+				procfstest.Sum(semconv.SystemPagingUsageName, false, ip(2<<30, swUsed), ip(6<<30, swFree)),
+				procfstest.Gauge(semconv.SystemPagingUtilizationName, fp(0.25, swUsed), fp(0.75, swFree)),
 			},
 			wantErrs: []string{"no MemAvailable line", "oldkernel/proc/vmstat"},
 		},
 		{
 			root: "testdata/garbage", // MemTotal 1 kB, MemFree "lots", pgmajfault "many"
 			want: []metricdata.Metrics{
-				upDown(semconv.SystemMemoryLimitName, ip(1*kB)),
-				upDown(semconv.SystemMemoryLinuxAvailableName, ip(9000000*kB)),
-				upDown(semconv.SystemPagingUsageName, ip(2<<30, swUsed), ip(6<<30, swFree)),
-				gauge(semconv.SystemPagingUtilizationName, fp(0.25, swUsed), fp(0.75, swFree)),
-				counter(semconv.SystemPagingOperationsName,
+				procfstest.Sum(semconv.SystemMemoryLimitName, false, ip(1*kB)),
+				procfstest.Sum(semconv.SystemMemoryLinuxAvailableName, false, ip(9000000*kB)),
+				procfstest.Sum(semconv.SystemPagingUsageName, false, ip(2<<30, swUsed), ip(6<<30, swFree)),
+				procfstest.Gauge(semconv.SystemPagingUtilizationName, fp(0.25, swUsed), fp(0.75, swFree)),
+				procfstest.Sum(semconv.SystemPagingOperationsName, true,
 					ip(300, in, major), ip(700, out, major), ip(40000, in, minor), ip(90000, out, minor)),
 			},
 			wantErrs: []string{`"MemFree:         lots kB"`, `"pgmajfault many"`},
@@ -151,8 +152,8 @@ func TestBrokenFixtures(t *testing.T) {
 			// lacks pgfault and pgmajfault, which come later.
 			root: "testdata/truncated",
 			want: []metricdata.Metrics{
-				upDown(semconv.SystemMemoryLimitName, ip(16000000*kB)),
-				counter(semconv.SystemPagingOperationsName, ip(40000, in, minor), ip(90000, out, minor)),
+				procfstest.Sum(semconv.SystemMemoryLimitName, false, ip(16000000*kB)),
+				procfstest.Sum(semconv.SystemPagingOperationsName, true, ip(40000, in, minor), ip(90000, out, minor)),
 			},
 			wantErrs: []string{"want MemTotal, MemFree, Buffers and Cached lines", "want pgfault, pgmajfault, pswpin", "no MemAvailable"},
 		},
@@ -169,7 +170,7 @@ func TestBrokenFixtures(t *testing.T) {
 					t.Errorf("error %q\n lacks %q", err, s)
 				}
 			}
-			assertMetrics(t, got, tt.want...)
+			procfstest.AssertMetrics(t, got, tt.want...)
 			if _, err := collect(); err != nil {
 				t.Errorf("second collection reported again: %v", err)
 			}
@@ -199,8 +200,8 @@ func TestSwapAppearsAndGoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertMetrics(t, map[string]metricdata.Metrics{semconv.SystemPagingUsageName: got[semconv.SystemPagingUsageName]},
-		upDown(semconv.SystemPagingUsageName, ip(2<<30, swUsed), ip(6<<30, swFree)))
+	procfstest.AssertMetrics(t, map[string]metricdata.Metrics{semconv.SystemPagingUsageName: got[semconv.SystemPagingUsageName]},
+		procfstest.Sum(semconv.SystemPagingUsageName, false, ip(2<<30, swUsed), ip(6<<30, swFree)))
 }
 
 func TestShutdown(t *testing.T) {
@@ -208,42 +209,37 @@ func TestShutdown(t *testing.T) {
 	if got, _ := collect(); len(got) == 0 {
 		t.Fatal("no metrics before Shutdown")
 	}
-	if err := r.Shutdown(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Shutdown(t.Context()); err != nil {
-		t.Errorf("second Shutdown: %v", err)
-	}
-	if got, err := collect(); len(got) != 0 || err != nil {
-		t.Errorf("after Shutdown: %d metrics, %v; want none", len(got), err)
-	}
+	procfstest.ShutdownTwice(t, r.Shutdown, collect)
 	if _, err := r.Snapshot(); err == nil {
 		t.Error("Snapshot after Shutdown succeeded")
 	}
 }
 
+// TestShutdownDuringCollect: Shutdown while collections run must not
+// deadlock (the SDK holds its lock while the callback runs).
+func TestShutdownDuringCollect(t *testing.T) {
+	procfstest.ShutdownDuringCollect(t, func(t *testing.T, mp metric.MeterProvider) func(context.Context) error {
+		r, err := New(WithRoot("testdata/swap"), WithMeterProvider(mp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Shutdown
+	})
+}
+
 func TestReceiverConcurrentSafe(t *testing.T) {
 	r, collect := newTest(t, WithRoot("/"), WithAllMetrics())
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for range 20 {
-				if _, err := collect(); err != nil {
-					t.Error(err)
-				}
-				if _, err := r.Snapshot(); err != nil && err != errShutdown {
-					t.Error(err)
-				}
+	procfstest.Concurrent{
+		Rounds:  20,
+		Collect: func() error { _, err := collect(); return err },
+		Snapshot: func() error {
+			if _, err := r.Snapshot(); err != errShutdown {
+				return err
 			}
-		})
-	}
-	wg.Go(func() {
-		for range 20 {
-			collect()
-		}
-		r.Shutdown(t.Context())
-	})
-	wg.Wait()
+			return nil
+		},
+		Shutdown: func() { r.Shutdown(t.Context()) },
+	}.Run(t)
 }
 
 // TestRealProc reads this machine's /proc/meminfo and compares with a
@@ -293,8 +289,8 @@ func TestHostRootFromEnvironment(t *testing.T) {
 	t.Setenv(procfs.EnvHostRoot, abs)
 	_, collect := newTest(t)
 	got, _ := collect()
-	assertMetrics(t, map[string]metricdata.Metrics{semconv.SystemMemoryLimitName: got[semconv.SystemMemoryLimitName]},
-		upDown(semconv.SystemMemoryLimitName, ip(16000000*kB)))
+	procfstest.AssertMetrics(t, map[string]metricdata.Metrics{semconv.SystemMemoryLimitName: got[semconv.SystemMemoryLimitName]},
+		procfstest.Sum(semconv.SystemMemoryLimitName, false, ip(16000000*kB)))
 }
 
 func TestCollectDoesNotAllocate(t *testing.T) {

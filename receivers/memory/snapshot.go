@@ -34,9 +34,9 @@ var errShutdown = errors.New("memory: snapshot after Shutdown")
 // Snapshot reads the memory statistics now. It fails when the totals
 // cannot be read, or after Shutdown.
 func (r *Receiver) Snapshot() (Snapshot, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.down {
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	if r.cb.Down() {
 		return Snapshot{}, errShutdown
 	}
 	var fail procfs.Failures

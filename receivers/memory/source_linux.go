@@ -23,11 +23,11 @@ type procSource struct {
 func newSource(c config, w want) (source, error) {
 	s := &procSource{}
 	var err error
-	if s.meminfo, err = procfs.OpenFile(filepath.Join(c.root, "proc", "meminfo"), nil); err != nil {
+	if s.meminfo, err = procfs.OpenFile(filepath.Join(c.Root, "proc", "meminfo"), nil); err != nil {
 		return nil, receivers.Unsupported("memory", "cannot read the kernel's memory statistics", err)
 	}
 	if w.vmstat {
-		if s.vmstat, err = procfs.OpenFile(filepath.Join(c.root, "proc", "vmstat"), nil); err != nil {
+		if s.vmstat, err = procfs.OpenFile(filepath.Join(c.Root, "proc", "vmstat"), nil); err != nil {
 			s.vmErr = err
 		}
 	}
@@ -95,7 +95,7 @@ func (s *procSource) readMeminfo(smp *sample, fail *procfs.Failures) {
 	switch {
 	case bad != nil:
 		if fail.First(failMeminfoFormat) {
-			fail.Report(fmt.Errorf("read %q: malformed line %q: want a number of kB", s.meminfo.Path(), truncate(bad)))
+			fail.Report(fmt.Errorf("read %q: malformed line %q: want a number of kB", s.meminfo.Path(), procfs.Truncate(bad)))
 		}
 	case !smp.hasMem(memTotal) || !smp.hasMem(memFree) || !smp.hasMem(memBuffers) || !smp.hasMem(memCached):
 		if fail.First(failMeminfoFormat) {
@@ -173,7 +173,7 @@ func (s *procSource) readVmstat(smp *sample, fail *procfs.Failures) {
 	switch {
 	case bad != nil:
 		if fail.First(failVmstatFormat) {
-			fail.Report(fmt.Errorf("read %q: malformed line %q: want a name and a number", s.vmstat.Path(), truncate(bad)))
+			fail.Report(fmt.Errorf("read %q: malformed line %q: want a name and a number", s.vmstat.Path(), procfs.Truncate(bad)))
 		}
 	case smp.vmHas != 1<<numVM-1:
 		if fail.First(failVmstatFormat) {
@@ -182,13 +182,4 @@ func (s *procSource) readVmstat(smp *sample, fail *procfs.Failures) {
 	default:
 		fail.OK(failVmstatFormat)
 	}
-}
-
-// truncate shortens b for an error message.
-func truncate(b []byte) string {
-	const max = 80
-	if len(b) > max {
-		return string(b[:max]) + "..."
-	}
-	return string(b)
 }

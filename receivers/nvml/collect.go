@@ -233,9 +233,9 @@ func (r *Receiver) Snapshot(ctx context.Context) ([]Sample, error) {
 	if err := r.Ready(ctx); err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	down := r.shutdown
-	r.mu.Unlock()
+	r.cb.Lock()
+	down := r.cb.Down()
+	r.cb.Unlock()
 	if down {
 		return nil, errors.New("nvml: Snapshot after Shutdown")
 	}
@@ -279,18 +279,11 @@ func (r *Receiver) Snapshot(ctx context.Context) ([]Sample, error) {
 // down while a hung call is outstanding. It is safe to call more than
 // once.
 func (r *Receiver) Shutdown(ctx context.Context) error {
-	r.mu.Lock()
-	reg := r.reg
-	r.reg = nil
-	r.shutdown = true
+	// Stop marks the receiver down (init then releases NVML itself if it
+	// is still running) and unregisters the callback. A later call finds
+	// it stopped and goes on waiting below, as the first one did.
+	_, err := r.cb.Stop()
 	r.isReady.Store(false)
-	r.mu.Unlock()
-	// Unregister outside r.mu: the SDK holds its own lock while callbacks
-	// run, so holding ours here could deadlock against a collection.
-	var err error
-	if reg != nil {
-		err = reg.Unregister()
-	}
 	select {
 	case <-r.ready:
 	case <-ctx.Done():
@@ -304,13 +297,13 @@ func (r *Receiver) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return errors.Join(err, ctx.Err())
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.cb.Lock()
+	defer r.cb.Unlock()
 	return errors.Join(err, r.releaseLocked())
 }
 
 // releaseLocked frees the GPM samples and shuts NVML down, unless a GPU
-// is still in a call. Callers hold r.mu.
+// is still in a call. Callers hold r.cb's lock.
 func (r *Receiver) releaseLocked() error {
 	if !r.inited {
 		return nil

@@ -4,42 +4,57 @@ package nvml
 
 import (
 	"context"
-	"sync"
 	"testing"
+	"time"
 
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 )
 
 func TestCollectAndSnapshotConcurrentSafe(t *testing.T) {
 	m, script := twoGPUs()
 	h := start(t, m)
 	h.ready()
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for range 25 {
-				if _, err := h.r.Snapshot(context.Background()); err != nil {
-					t.Error(err)
-				}
-				var rm metricdata.ResourceMetrics
-				if err := h.reader.Collect(context.Background(), &rm); err != nil {
-					t.Error(err)
-				}
-				_ = h.r.Devices()
-				h.step(script)
+	procfstest.Concurrent{
+		Rounds:   25,
+		Reader:   h.reader,
+		Snapshot: func() error { _, err := h.r.Snapshot(context.Background()); return err },
+		Also: func() {
+			_ = h.r.Devices()
+			h.step(script)
+		},
+	}.Run(t)
+}
+
+// TestShutdownDuringCollect: Shutdown while collections run returns, and
+// shuts NVML down once.
+func TestShutdownDuringCollect(t *testing.T) {
+	procfstest.ShutdownDuringCollect(t, func(t *testing.T, mp metric.MeterProvider) func(context.Context) error {
+		m, _ := twoGPUs()
+		r, err := New(WithInterface(m.lib), WithMeterProvider(mp), WithTimeout(10*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return func(ctx context.Context) error {
+			err := r.Shutdown(ctx)
+			if n := len(m.lib.ShutdownCalls()); n != 1 {
+				t.Errorf("nvml Shutdown called %d times, want 1", n)
 			}
-		})
-	}
-	wg.Wait()
+			return err
+		}
+	})
 }
 
 // BenchmarkCollect measures one collection of the two scripted GPUs: the
 // receiver's own cost around NVML calls that return at once.
 func BenchmarkCollect(b *testing.B) {
 	m, _ := twoGPUs()
-	reader := sdkmetric.NewManualReader()
-	r, err := New(WithInterface(m.lib), WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+	mp, reader := procfstest.NewProvider(b)
+	r, err := New(WithInterface(m.lib), WithMeterProvider(mp))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,11 +62,5 @@ func BenchmarkCollect(b *testing.B) {
 	if err := r.Ready(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	var rm metricdata.ResourceMetrics
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := reader.Collect(context.Background(), &rm); err != nil {
-			b.Fatal(err)
-		}
-	}
+	procfstest.BenchCollect(b, reader)
 }

@@ -3,8 +3,9 @@ package nvml
 import (
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 )
 
 // Option configures a Receiver.
@@ -18,11 +19,9 @@ func (f optionFunc) apply(c *config) { f(c) }
 const DefaultTimeout = 250 * time.Millisecond
 
 type config struct {
-	meterProvider metric.MeterProvider
+	procfs.Config // its root is unused: NVML reads no files
 	pids          []int
 	timeout       time.Duration
-	all           bool
-	overrides     map[string]bool
 	platform      platformConfig // the NVML library, where there is one
 
 	// Seams for tests: afterRead, when set, is called each time a GPU's
@@ -34,7 +33,7 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{meterProvider: otel.GetMeterProvider(), timeout: DefaultTimeout, now: time.Now}
+	c := config{Config: procfs.NewConfig(), timeout: DefaultTimeout, now: time.Now}
 	for _, o := range opts {
 		o.apply(&c)
 	}
@@ -44,11 +43,7 @@ func newConfig(opts []Option) config {
 // WithMeterProvider sets the MeterProvider the receiver creates its
 // instruments with. The default is the global one, otel.GetMeterProvider().
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) {
-		if mp != nil {
-			c.meterProvider = mp
-		}
-	})
+	return optionFunc(func(c *config) { c.SetMeterProvider(mp) })
 }
 
 // WithPIDs sets the processes whose GPU memory and utilization are
@@ -74,16 +69,11 @@ func WithTimeout(d time.Duration) Option {
 // docs/metrics.md says (all of this receiver's metrics are on). New fails
 // on a name the receiver does not emit.
 func WithMetric(name string, on bool) Option {
-	return optionFunc(func(c *config) {
-		if c.overrides == nil {
-			c.overrides = map[string]bool{}
-		}
-		c.overrides[name] = on
-	})
+	return optionFunc(func(c *config) { c.SetMetric(name, on) })
 }
 
 // WithAllMetrics turns on every metric the receiver can emit, before any
 // WithMetric applies.
 func WithAllMetrics() Option {
-	return optionFunc(func(c *config) { c.all = true })
+	return optionFunc(func(c *config) { c.SetAllMetrics() })
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -14,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers"
+	"github.com/ortel-dev/ortel/receivers/internal/lifecycle"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 	"github.com/ortel-dev/ortel/semconv"
 )
@@ -79,10 +79,10 @@ type Receiver struct {
 	collectMu chan struct{} // one collection at a time
 	failures  procfs.Failures
 
-	mu       sync.Mutex // guards the fields below
-	reg      metric.Registration
-	shutdown bool
-	inited   bool // nvml.Init succeeded and Shutdown is owed
+	// cb is the callback. The callback does not take its lock (it waits
+	// on collectMu); init and Shutdown do, and it guards inited.
+	cb     lifecycle.Callback
+	inited bool // nvml.Init succeeded and Shutdown is owed
 }
 
 // New returns a receiver that initializes NVML in the background, so it
@@ -98,7 +98,7 @@ type Receiver struct {
 // and returns an error matching receivers.ErrUnsupported at once.
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
-	sel, err := procfs.Select("nvml", metricNames, cfg.all, cfg.overrides)
+	sel, err := cfg.Select("nvml", metricNames)
 	if err != nil {
 		return nil, err
 	}
@@ -123,82 +123,24 @@ func New(opts ...Option) (*Receiver, error) {
 // register creates the instruments that are on and registers the
 // callback.
 func (r *Receiver) register(sel procfs.Selection) error {
-	meter := r.cfg.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version()))
-	var insts []metric.Observable
-	var errs []error
-	add := func(name string, create func() (metric.Observable, error)) {
-		if !sel.On(name) {
-			return
-		}
-		inst, err := create()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("nvml: create %s: %w", name, err))
-			return
-		}
-		insts = append(insts, inst)
-	}
+	ins := lifecycle.NewInstruments(r.cfg.Meter(ScopeName, Version()), sel)
 	in := &r.inst
-	add(semconv.HwGPUUtilizationName, func() (o metric.Observable, err error) {
-		in.utilization, err = semconv.NewHwGPUUtilization(meter)
-		return in.utilization, err
-	})
-	add(semconv.HwGPUMemoryUsageName, func() (o metric.Observable, err error) {
-		in.memUsage, err = semconv.NewHwGPUMemoryUsage(meter)
-		return in.memUsage, err
-	})
-	add(semconv.HwGPUMemoryLimitName, func() (o metric.Observable, err error) {
-		in.memLimit, err = semconv.NewHwGPUMemoryLimit(meter)
-		return in.memLimit, err
-	})
-	add(semconv.HwGPUMemoryUtilizationName, func() (o metric.Observable, err error) {
-		in.memUtilization, err = semconv.NewHwGPUMemoryUtilization(meter)
-		return in.memUtilization, err
-	})
-	add(semconv.NvidiaGPUMemoryActivityName, func() (o metric.Observable, err error) {
-		in.memActivity, err = semconv.NewNvidiaGPUMemoryActivity(meter)
-		return in.memActivity, err
-	})
-	add(semconv.HwTemperatureName, func() (o metric.Observable, err error) {
-		in.temperature, err = semconv.NewHwTemperature(meter)
-		return in.temperature, err
-	})
-	add(semconv.HwTemperatureLimitName, func() (o metric.Observable, err error) {
-		in.tempLimit, err = semconv.NewHwTemperatureLimit(meter)
-		return in.tempLimit, err
-	})
-	add(semconv.HwPowerName, func() (o metric.Observable, err error) {
-		in.power, err = semconv.NewHwPower(meter)
-		return in.power, err
-	})
-	add(semconv.HwEnergyName, func() (o metric.Observable, err error) {
-		in.energy, err = semconv.NewHwEnergy(meter)
-		return in.energy, err
-	})
-	add(semconv.HwGPUIOName, func() (o metric.Observable, err error) { in.io, err = semconv.NewHwGPUIO(meter); return in.io, err })
-	add(semconv.HwErrorsName, func() (o metric.Observable, err error) {
-		in.errors, err = semconv.NewHwErrors(meter)
-		return in.errors, err
-	})
-	add(semconv.HwStatusName, func() (o metric.Observable, err error) {
-		in.status, err = semconv.NewHwStatus(meter)
-		return in.status, err
-	})
-	add(semconv.NvidiaGPUClockFrequencyName, func() (o metric.Observable, err error) {
-		in.clock, err = semconv.NewNvidiaGPUClockFrequency(meter)
-		return in.clock, err
-	})
-	add(semconv.NvidiaGPUThrottleActiveName, func() (o metric.Observable, err error) {
-		in.throttle, err = semconv.NewNvidiaGPUThrottleActive(meter)
-		return in.throttle, err
-	})
-	add(semconv.NvidiaGPUProcessMemoryUsageName, func() (o metric.Observable, err error) {
-		in.procMemory, err = semconv.NewNvidiaGPUProcessMemoryUsage(meter)
-		return in.procMemory, err
-	})
-	add(semconv.NvidiaGPUProcessUtilizationName, func() (o metric.Observable, err error) {
-		in.procUtil, err = semconv.NewNvidiaGPUProcessUtilization(meter)
-		return in.procUtil, err
-	})
+	lifecycle.Create(ins, semconv.HwGPUUtilizationName, &in.utilization, semconv.NewHwGPUUtilization)
+	lifecycle.Create(ins, semconv.HwGPUMemoryUsageName, &in.memUsage, semconv.NewHwGPUMemoryUsage)
+	lifecycle.Create(ins, semconv.HwGPUMemoryLimitName, &in.memLimit, semconv.NewHwGPUMemoryLimit)
+	lifecycle.Create(ins, semconv.HwGPUMemoryUtilizationName, &in.memUtilization, semconv.NewHwGPUMemoryUtilization)
+	lifecycle.Create(ins, semconv.NvidiaGPUMemoryActivityName, &in.memActivity, semconv.NewNvidiaGPUMemoryActivity)
+	lifecycle.Create(ins, semconv.HwTemperatureName, &in.temperature, semconv.NewHwTemperature)
+	lifecycle.Create(ins, semconv.HwTemperatureLimitName, &in.tempLimit, semconv.NewHwTemperatureLimit)
+	lifecycle.Create(ins, semconv.HwPowerName, &in.power, semconv.NewHwPower)
+	lifecycle.Create(ins, semconv.HwEnergyName, &in.energy, semconv.NewHwEnergy)
+	lifecycle.Create(ins, semconv.HwGPUIOName, &in.io, semconv.NewHwGPUIO)
+	lifecycle.Create(ins, semconv.HwErrorsName, &in.errors, semconv.NewHwErrors)
+	lifecycle.Create(ins, semconv.HwStatusName, &in.status, semconv.NewHwStatus)
+	lifecycle.Create(ins, semconv.NvidiaGPUClockFrequencyName, &in.clock, semconv.NewNvidiaGPUClockFrequency)
+	lifecycle.Create(ins, semconv.NvidiaGPUThrottleActiveName, &in.throttle, semconv.NewNvidiaGPUThrottleActive)
+	lifecycle.Create(ins, semconv.NvidiaGPUProcessMemoryUsageName, &in.procMemory, semconv.NewNvidiaGPUProcessMemoryUsage)
+	lifecycle.Create(ins, semconv.NvidiaGPUProcessUtilizationName, &in.procUtil, semconv.NewNvidiaGPUProcessUtilization)
 	gpmNew := map[string]func(metric.Meter, ...metric.Float64ObservableGaugeOption) (metric.Float64ObservableGauge, error){
 		semconv.NvidiaGPUSMUtilizationName:  semconv.NewNvidiaGPUSMUtilization,
 		semconv.NvidiaGPUSMOccupancyName:    semconv.NewNvidiaGPUSMOccupancy,
@@ -211,23 +153,9 @@ func (r *Receiver) register(sel procfs.Selection) error {
 			in.gpm[i] = in.gpm[gpmPCIeTX]
 			continue
 		}
-		add(m.metric, func() (o metric.Observable, err error) {
-			in.gpm[i], err = gpmNew[m.metric](meter)
-			return in.gpm[i], err
-		})
+		lifecycle.Create(ins, m.metric, &in.gpm[i], gpmNew[m.metric])
 	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	if len(insts) == 0 {
-		return nil
-	}
-	reg, err := meter.RegisterCallback(r.observe, insts...)
-	if err != nil {
-		return fmt.Errorf("nvml: register callback: %w", err)
-	}
-	r.reg = reg
-	return nil
+	return r.cb.Register("nvml", ins, r.observe)
 }
 
 // gpmOn reports whether any GPM metric is on.
@@ -243,19 +171,14 @@ func (in *instruments) gpmOn() bool {
 // init initializes NVML and identifies the GPUs, off the caller's path.
 func (r *Receiver) init() {
 	gpus, devices, err := r.discover()
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	if err != nil {
+		r.cb.Stop() // nothing to observe: unregister the callback
+	}
+	r.cb.Lock()
+	defer r.cb.Unlock()
 	defer close(r.ready)
 	r.gpus, r.devices, r.initErr = gpus, devices, err
-	if r.shutdown {
-		r.releaseLocked()
-		return
-	}
-	if err != nil {
-		if r.reg != nil {
-			r.reg.Unregister()
-			r.reg = nil
-		}
+	if r.cb.Down() { // Shutdown was called, or initialization failed
 		r.releaseLocked()
 		return
 	}
@@ -267,9 +190,9 @@ func (r *Receiver) discover() ([]*gpu, []Device, error) {
 	if ret := r.lib.Init(); ret != nvml.SUCCESS {
 		return nil, nil, initError(ret)
 	}
-	r.mu.Lock()
+	r.cb.Lock()
 	r.inited = true
-	r.mu.Unlock()
+	r.cb.Unlock()
 	n, ret := r.lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
 		return nil, nil, receivers.Unsupported("nvml", "NVML cannot count the GPUs", ret)

@@ -1,7 +1,6 @@
 package perf
 
 import (
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
@@ -15,20 +14,15 @@ type optionFunc func(*config)
 func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
-	meterProvider metric.MeterProvider
-	root          string
-	rootErr       error // a bad ORTEL_HOST_ROOT, reported once by New
-	pids          []int
-	all           bool
-	overrides     map[string]bool
+	procfs.Config
+	pids []int
 
 	// open is perf_event_open(2); tests inject refusals here.
 	open eventOpener
 }
 
 func newConfig(opts []Option) config {
-	c := config{meterProvider: otel.GetMeterProvider()}
-	c.root, c.rootErr = procfs.RootFromEnv()
+	c := config{Config: procfs.NewConfig()}
 	for _, o := range opts {
 		o.apply(&c)
 	}
@@ -38,11 +32,7 @@ func newConfig(opts []Option) config {
 // WithMeterProvider sets the MeterProvider the receiver creates its
 // instruments with. The default is the global one, otel.GetMeterProvider().
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) {
-		if mp != nil {
-			c.meterProvider = mp
-		}
-	})
+	return optionFunc(func(c *config) { c.SetMeterProvider(mp) })
 }
 
 // WithPIDs sets the processes to count, by process ID. The default is the
@@ -59,11 +49,7 @@ func WithPIDs(pids ...int) Option {
 // WithRoot overrides both. The counters themselves always come from the
 // running kernel.
 func WithRoot(root string) Option {
-	return optionFunc(func(c *config) {
-		if root != "" {
-			c.root, c.rootErr = root, nil
-		}
-	})
+	return optionFunc(func(c *config) { c.SetRoot(root) })
 }
 
 // WithMetric turns the metric called name on or off, and with it the
@@ -73,16 +59,11 @@ func WithRoot(root string) Option {
 // references and misses, even when those counters are off. New fails on a
 // name the receiver does not emit.
 func WithMetric(name string, on bool) Option {
-	return optionFunc(func(c *config) {
-		if c.overrides == nil {
-			c.overrides = map[string]bool{}
-		}
-		c.overrides[name] = on
-	})
+	return optionFunc(func(c *config) { c.SetMetric(name, on) })
 }
 
 // WithAllMetrics turns on every metric the receiver can emit, before any
 // WithMetric applies.
 func WithAllMetrics() Option {
-	return optionFunc(func(c *config) { c.all = true })
+	return optionFunc(func(c *config) { c.SetAllMetrics() })
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"go.opentelemetry.io/otel"
 	"golang.org/x/sys/unix"
 
 	"github.com/ortel-dev/ortel/receivers"
@@ -93,10 +92,8 @@ func (c fdCounter) close() error { return unix.Close(int(c)) }
 // events). A process that does not exist is an error naming it.
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
-	if cfg.rootErr != nil {
-		otel.Handle(cfg.rootErr)
-	}
-	sel, err := procfs.Select("perf", metricNames, cfg.all, cfg.overrides)
+	cfg.ResolveRoot()
+	sel, err := cfg.Select("perf", metricNames)
 	if err != nil {
 		return nil, err
 	}
@@ -108,11 +105,11 @@ func New(opts ...Option) (*Receiver, error) {
 		pids = []int{os.Getpid()}
 	}
 
-	o := &opener{open: cfg.open, paranoid: paranoid(cfg.root)}
+	o := &opener{open: cfg.open, paranoid: paranoid(cfg.Root)}
 	r := &Receiver{}
 	tids := make([][]int, len(pids))
 	for i, pid := range pids {
-		if tids[i], err = threads(cfg.root, pid); err != nil {
+		if tids[i], err = threads(cfg.Root, pid); err != nil {
 			return nil, err
 		}
 		r.targets = append(r.targets, newTarget(pid))
@@ -123,10 +120,10 @@ func New(opts ...Option) (*Receiver, error) {
 	}
 	if hw, sw := r.parts[0].Err, r.parts[1].Err; hw != nil && sw != nil {
 		r.closeLocked()
-		reason, cause := summarize([]error{hw, sw}, "neither hardware counters nor software events can be opened")
+		reason, cause := procfs.Summarize([]error{hw, sw}, "neither hardware counters nor software events can be opened")
 		return nil, receivers.Unsupported("perf", reason, cause)
 	}
-	if err := r.register(cfg.meterProvider, sel); err != nil {
+	if err := r.register(cfg.MeterProvider, sel); err != nil {
 		r.closeLocked()
 		return nil, err
 	}
@@ -197,7 +194,7 @@ func (o *opener) openPart(r *Receiver, tids [][]int, hardware bool, want [numEve
 	}
 	part.UserOnly = o.excludeKernel
 	if len(part.Events) == 0 && len(failed) > 0 {
-		reason, cause := summarize(failed, "none of its events can be opened")
+		reason, cause := procfs.Summarize(failed, "none of its events can be opened")
 		part.Err = receivers.Unsupported("perf ("+part.Name+")", reason, cause)
 		return part
 	}
@@ -287,24 +284,4 @@ func (o *opener) reason(err error, hardware bool) string {
 		return "too many open files: raise the file descriptor limit (one descriptor per thread and event)"
 	}
 	return "perf_event_open failed"
-}
-
-// summarize returns the reason shared by every error and the first one's
-// cause, so the message says it once; when the reasons differ, it returns
-// fallback and every error joined.
-func summarize(errs []error, fallback string) (string, error) {
-	var first *receivers.UnsupportedError
-	for _, err := range errs {
-		var ue *receivers.UnsupportedError
-		if !errors.As(err, &ue) || (first != nil && ue.Reason != first.Reason) {
-			return fallback, errors.Join(errs...)
-		}
-		if first == nil {
-			first = ue
-		}
-	}
-	if first == nil {
-		return fallback, errors.Join(errs...)
-	}
-	return first.Reason, first.Err
 }

@@ -6,22 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"golang.org/x/sys/unix"
 
 	"github.com/ortel-dev/ortel/receivers"
+	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 	"github.com/ortel-dev/ortel/semconv"
 )
-
-func provider(r sdkmetric.Reader) Option {
-	return WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(r)))
-}
 
 func withOpener(open eventOpener) Option { return optionFunc(func(c *config) { c.open = open }) }
 
@@ -114,11 +111,8 @@ func counterValue(t *testing.T, got map[string]metricdata.Metrics, name string, 
 // TestThisProcess counts this test process for real. The software events
 // must work here; the hardware counters either work or say why not.
 func TestThisProcess(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	r, err := New(provider(reader), WithAllMetrics())
-	if err != nil {
-		t.Fatalf("New: %v (software events must work on Linux)", err)
-	}
+	mp, reader := procfstest.NewProvider(t)
+	r := newReal(t, WithMeterProvider(mp), WithAllMetrics())
 	defer r.Shutdown(context.Background())
 	pid := os.Getpid()
 
@@ -145,7 +139,7 @@ func TestThisProcess(t *testing.T) {
 		t.Logf("perf (%s) here: counting %v", hw.Name, hw.Events)
 	}
 
-	first, err := collectAll(t, reader)
+	first, err := procfstest.CollectScope(t, reader, ScopeName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +152,7 @@ func TestThisProcess(t *testing.T) {
 	touched := pageFaults(t)
 	contextSwitches(t, 100)
 
-	second, err := collectAll(t, reader)
+	second, err := procfstest.CollectScope(t, reader, ScopeName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,8 +292,8 @@ func TestRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reader := sdkmetric.NewManualReader()
-			r, err := New(WithRoot(procRoot(t, tt.paranoid)), provider(reader), WithAllMetrics(), withOpener(tt.open))
+			mp, reader := procfstest.NewProvider(t)
+			r, err := New(WithRoot(procRoot(t, tt.paranoid)), WithMeterProvider(mp), WithAllMetrics(), withOpener(tt.open))
 			if tt.newErr != "" {
 				var ue *receivers.UnsupportedError
 				if r != nil || !errors.Is(err, receivers.ErrUnsupported) || !errors.As(err, &ue) || !strings.Contains(ue.Reason, tt.newErr) {
@@ -316,13 +310,13 @@ func TestRefusals(t *testing.T) {
 				if !errors.Is(hw.Err, receivers.ErrUnsupported) || !strings.Contains(hw.Err.Error(), tt.hwErr) || !strings.Contains(hw.Err.Error(), "perf (hardware counters)") {
 					t.Errorf("hardware part Err = %v, want %q", hw.Err, tt.hwErr)
 				}
-			} else if hw.Err != nil || !equalEvents(hw.Events, tt.hwEvents) {
+			} else if hw.Err != nil || !slices.Equal(hw.Events, tt.hwEvents) {
 				t.Errorf("hardware part = %+v, want %v counted", hw, tt.hwEvents)
 			}
 			if tt.hwMissingIn != "" && (len(hw.Missing) != 2 || !strings.Contains(hw.Missing[0].Error(), tt.hwMissingIn) || !errors.Is(hw.Missing[0], receivers.ErrUnsupported)) {
 				t.Errorf("hardware part Missing = %v, want the two cache events with %q", hw.Missing, tt.hwMissingIn)
 			}
-			if sw.Err != nil || !equalEvents(sw.Events, tt.swEvents) || sw.UserOnly != tt.userOnly || hw.UserOnly != tt.userOnly {
+			if sw.Err != nil || !slices.Equal(sw.Events, tt.swEvents) || sw.UserOnly != tt.userOnly || hw.UserOnly != tt.userOnly {
 				t.Errorf("software part = %+v, want %v counted, user only %v", sw, tt.swEvents, tt.userOnly)
 			}
 			if tt.swMissing != "" {
@@ -332,9 +326,9 @@ func TestRefusals(t *testing.T) {
 			}
 
 			// What is counted is reported, and nothing else.
-			collectAll(t, reader)
+			procfstest.CollectScope(t, reader, ScopeName)
 			pageFaults(t)
-			got, err := collectAll(t, reader)
+			got, err := procfstest.CollectScope(t, reader, ScopeName)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -357,20 +351,9 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-func equalEvents(a, b []Event) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestNoSuchProcess(t *testing.T) {
-	r, err := New(provider(sdkmetric.NewManualReader()), WithPIDs(1<<30))
+	mp, _ := procfstest.NewProvider(t)
+	r, err := New(WithMeterProvider(mp), WithPIDs(1<<30))
 	if r != nil || err == nil || errors.Is(err, receivers.ErrUnsupported) || !strings.Contains(err.Error(), "no such process") || !strings.Contains(err.Error(), strconv.Itoa(1<<30)) {
 		t.Fatalf("New = %v, %v; want an error naming the process", r, err)
 	}
@@ -389,14 +372,14 @@ func TestWithMetric(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reader := sdkmetric.NewManualReader()
+			mp, reader := procfstest.NewProvider(t)
 			noPMU := func(a *unix.PerfEventAttr, pid, cpu, group, flags int) (int, error) {
 				if a.Type == unix.PERF_TYPE_HARDWARE {
 					return -1, unix.ENOENT
 				}
 				return unix.PerfEventOpen(a, pid, cpu, group, flags)
 			}
-			r, err := New(append([]Option{provider(reader), withOpener(noPMU)}, tt.opts...)...)
+			r, err := New(append([]Option{WithMeterProvider(mp), withOpener(noPMU)}, tt.opts...)...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("New error %v, want %q", err, tt.wantErr)
@@ -407,18 +390,11 @@ func TestWithMetric(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Shutdown(context.Background())
-			got, err := collectAll(t, reader)
+			got, err := procfstest.CollectScope(t, reader, ScopeName)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(tt.want) {
-				t.Errorf("got %d metrics, want %v", len(got), tt.want)
-			}
-			for _, name := range tt.want {
-				if _, ok := got[name]; !ok {
-					t.Errorf("%s missing", name)
-				}
-			}
+			procfstest.AssertNames(t, got, tt.want...)
 		})
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/ortel-dev/ortel/receivers/internal/lifecycle"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 	"github.com/ortel-dev/ortel/semconv"
 )
@@ -68,7 +68,7 @@ type target struct {
 
 // Receiver counts perf events of processes.
 type Receiver struct {
-	mu       sync.Mutex
+	cb       lifecycle.Callback // its lock guards the fields below
 	parts    []Part
 	targets  []*target
 	counted  [numEvents]bool // events opened
@@ -77,7 +77,6 @@ type Receiver struct {
 	counters [numEvents]metric.Int64ObservableCounter // nil when off
 	ipc      metric.Float64ObservableGauge
 	hitRatio metric.Float64ObservableGauge
-	reg      metric.Registration
 }
 
 // needed returns the events to open for the selected metrics: those whose
@@ -104,38 +103,24 @@ func newTarget(pid int) *target {
 // events were opened, and registers the callback.
 func (r *Receiver) register(mp metric.MeterProvider, sel procfs.Selection) error {
 	meter := mp.Meter(ScopeName, metric.WithInstrumentationVersion(Version()))
-	var insts []metric.Observable
+	in := lifecycle.NewInstruments(meter, sel)
 	for i, e := range events {
 		if !r.counted[i] || !sel.On(e.metric) {
 			continue
 		}
 		c, err := meter.Int64ObservableCounter(e.metric, counterOptions(e.metric)...)
-		if err != nil {
-			return fmt.Errorf("perf: create %s: %w", e.metric, err)
+		if err == nil {
+			r.counters[i] = c
 		}
-		r.counters[i] = c
-		insts = append(insts, c)
+		in.Add(e.metric, c, err)
 	}
-	var err error
-	if sel.On(semconv.OrtelPerfIPCName) && r.counted[evInstructions] && r.counted[evCycles] {
-		if r.ipc, err = semconv.NewOrtelPerfIPC(meter); err != nil {
-			return fmt.Errorf("perf: create %s: %w", semconv.OrtelPerfIPCName, err)
-		}
-		insts = append(insts, r.ipc)
+	if r.counted[evInstructions] && r.counted[evCycles] {
+		lifecycle.Create(in, semconv.OrtelPerfIPCName, &r.ipc, semconv.NewOrtelPerfIPC)
 	}
-	if sel.On(semconv.OrtelPerfCacheHitRatioName) && r.counted[evCacheReferences] && r.counted[evCacheMisses] {
-		if r.hitRatio, err = semconv.NewOrtelPerfCacheHitRatio(meter); err != nil {
-			return fmt.Errorf("perf: create %s: %w", semconv.OrtelPerfCacheHitRatioName, err)
-		}
-		insts = append(insts, r.hitRatio)
+	if r.counted[evCacheReferences] && r.counted[evCacheMisses] {
+		lifecycle.Create(in, semconv.OrtelPerfCacheHitRatioName, &r.hitRatio, semconv.NewOrtelPerfCacheHitRatio)
 	}
-	if len(insts) == 0 {
-		return nil
-	}
-	if r.reg, err = meter.RegisterCallback(r.observe, insts...); err != nil {
-		return fmt.Errorf("perf: register callback: %w", err)
-	}
-	return nil
+	return r.cb.Register("perf", in, r.observe)
 }
 
 // counterOptions returns the unit and description of a counter metric from
@@ -147,7 +132,7 @@ func counterOptions(name string) []metric.Int64ObservableCounterOption {
 
 // count reads event e of target t: the scaled counts of its threads added
 // up, never below the previous count (scaling is an estimate and may dip).
-// Callers hold r.mu.
+// Callers hold r.cb's lock.
 func (r *Receiver) count(ti int, t *target, e int) (uint64, bool) {
 	var sum uint64
 	for _, c := range t.fds[e] {
@@ -170,8 +155,11 @@ func (r *Receiver) count(ti int, t *target, e int) (uint64, bool) {
 
 // observe is the receiver's callback.
 func (r *Receiver) observe(ctx context.Context, o metric.Observer) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	if r.cb.Down() {
+		return nil
+	}
 	for ti, t := range r.targets {
 		if ctx.Err() != nil {
 			break
@@ -184,7 +172,7 @@ func (r *Receiver) observe(ctx context.Context, o metric.Observer) error {
 			}
 			now[e], read[e] = r.count(ti, t, e)
 			if read[e] && r.counters[e] != nil {
-				o.ObserveInt64(r.counters[e], int64(min(now[e], math.MaxInt64)), t.attrs...)
+				o.ObserveInt64(r.counters[e], procfs.ClampInt64(now[e]), t.attrs...)
 			}
 		}
 		if r.ipc != nil {
@@ -231,8 +219,8 @@ func (r *Receiver) Parts() []Part {
 // inference, say). Events that fail to read are left out and their
 // failures returned joined (each failure once).
 func (r *Receiver) Snapshot() ([]Counts, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.cb.Lock()
+	defer r.cb.Unlock()
 	out := make([]Counts, 0, len(r.targets))
 	for ti, t := range r.targets {
 		c := Counts{PID: t.pid, Values: map[Event]uint64{}}
@@ -252,23 +240,11 @@ func (r *Receiver) Snapshot() ([]Counts, error) {
 // Shutdown unregisters the callback and closes the perf events. It is safe
 // to call more than once.
 func (r *Receiver) Shutdown(context.Context) error {
-	// Unregister outside r.mu: the SDK holds its own lock while it runs
-	// the callback, which takes r.mu, so holding r.mu here could deadlock
-	// against a collection in progress.
-	r.mu.Lock()
-	reg := r.reg
-	r.reg = nil
-	r.mu.Unlock()
-	var errs []error
-	if reg != nil {
-		errs = append(errs, reg.Unregister())
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	errs = append(errs, r.closeLocked())
-	return errors.Join(errs...)
+	return r.cb.Shutdown("perf", r.closeLocked)
 }
 
+// closeLocked closes the perf events. Callers hold r.cb's lock, or are
+// New, which has not shared r yet.
 func (r *Receiver) closeLocked() error {
 	var errs []error
 	for _, t := range r.targets {

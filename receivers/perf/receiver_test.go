@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
+	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 	"github.com/ortel-dev/ortel/semconv"
 )
 
@@ -38,19 +38,6 @@ func (s *script) read() (reading, error) {
 }
 
 func (s *script) close() error { s.closed++; return nil }
-
-func collectAll(t *testing.T, reader *sdkmetric.ManualReader) (map[string]metricdata.Metrics, error) {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	err := reader.Collect(context.Background(), &rm)
-	out := map[string]metricdata.Metrics{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			out[m.Name] = m
-		}
-	}
-	return out, err
-}
 
 // TestCollectionMath drives the callback with scripted counters: two
 // threads, multiplexed hardware counters, an estimate that dips, and a
@@ -85,25 +72,18 @@ func TestCollectionMath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := sdkmetric.NewManualReader()
-	if err := r.register(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), sel); err != nil {
+	mp, reader := procfstest.NewProvider(t)
+	if err := r.register(mp, sel); err != nil {
 		t.Fatal(err)
 	}
 	defer r.Shutdown(context.Background())
 	pid := attribute.NewSet(semconv.ProcessPID(4242))
 
 	sum := func(name string, v int64) metricdata.Metrics {
-		m, _ := semconv.LookupMetric(name)
-		return metricdata.Metrics{Name: name, Unit: m.Unit, Description: m.Brief, Data: metricdata.Sum[int64]{
-			Temporality: metricdata.CumulativeTemporality, IsMonotonic: true,
-			DataPoints: []metricdata.DataPoint[int64]{{Attributes: pid, Value: v}},
-		}}
+		return procfstest.Sum(name, true, metricdata.DataPoint[int64]{Attributes: pid, Value: v})
 	}
 	gauge := func(name string, v float64) metricdata.Metrics {
-		m, _ := semconv.LookupMetric(name)
-		return metricdata.Metrics{Name: name, Unit: m.Unit, Description: m.Brief, Data: metricdata.Gauge[float64]{
-			DataPoints: []metricdata.DataPoint[float64]{{Attributes: pid, Value: v}},
-		}}
+		return procfstest.Gauge(name, metricdata.DataPoint[float64]{Attributes: pid, Value: v})
 	}
 	steps := []struct {
 		instr, cycles, refs, misses int64
@@ -115,7 +95,7 @@ func TestCollectionMath(t *testing.T) {
 		{instr: 7000, cycles: 6000, refs: 300, misses: 80}, // nothing ran: no ratio
 	}
 	for i, s := range steps {
-		got, err := collectAll(t, reader)
+		got, err := procfstest.CollectScope(t, reader, ScopeName)
 		if (err != nil) != s.wantErr {
 			t.Errorf("collection %d: error %v, want error %v (a failure is reported once)", i, err, s.wantErr)
 		}

@@ -3,7 +3,6 @@ package process
 import (
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
@@ -26,12 +25,8 @@ var metricNames = []string{
 // config holds what the options set: defaults first, then the environment,
 // then the options.
 type config struct {
-	meterProvider metric.MeterProvider
-	root          string
-	rootSet       bool
-	pids          []int
-	all           bool
-	overrides     map[string]bool
+	procfs.Config
+	pids []int
 
 	// For tests: how files are opened (to inject EACCES) and the clock.
 	open procfs.OpenFunc
@@ -39,16 +34,9 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{meterProvider: otel.GetMeterProvider(), now: time.Now}
+	c := config{Config: procfs.NewConfig(), now: time.Now}
 	for _, o := range opts {
 		o.apply(&c)
-	}
-	if !c.rootSet {
-		root, err := procfs.RootFromEnv()
-		if err != nil {
-			otel.Handle(err)
-		}
-		c.root = root
 	}
 	return c
 }
@@ -63,11 +51,7 @@ func (f optionFunc) apply(c *config) { f(c) }
 // WithMeterProvider sets the MeterProvider the receiver's instruments are
 // created with. Default: the global provider (otel.GetMeterProvider).
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) {
-		if mp != nil {
-			c.meterProvider = mp
-		}
-	})
+	return optionFunc(func(c *config) { c.SetMeterProvider(mp) })
 }
 
 // WithRoot reads /proc under root instead of "/" (a fixture tree in tests,
@@ -76,11 +60,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // Default: "/". It is ignored where the receiver reads through gopsutil
 // (not Linux).
 func WithRoot(root string) Option {
-	return optionFunc(func(c *config) {
-		if root != "" {
-			c.root, c.rootSet = root, true
-		}
-	})
+	return optionFunc(func(c *config) { c.SetRoot(root) })
 }
 
 // WithPIDs watches the processes with these ids. Default: this process (the
@@ -94,18 +74,13 @@ func WithPIDs(pids ...int) Option {
 // process.unix.file_descriptor.count are off). New fails on a name the
 // receiver does not emit.
 func WithMetric(name string, on bool) Option {
-	return optionFunc(func(c *config) {
-		if c.overrides == nil {
-			c.overrides = map[string]bool{}
-		}
-		c.overrides[name] = on
-	})
+	return optionFunc(func(c *config) { c.SetMetric(name, on) })
 }
 
 // WithAllMetrics turns on every metric the receiver can emit, before any
 // WithMetric applies.
 func WithAllMetrics() Option {
-	return optionFunc(func(c *config) { c.all = true })
+	return optionFunc(func(c *config) { c.SetAllMetrics() })
 }
 
 // withOpener opens /proc files with open: tests inject EACCES with it.

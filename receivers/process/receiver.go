@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers"
+	"github.com/ortel-dev/ortel/receivers/internal/lifecycle"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 	"github.com/ortel-dev/ortel/semconv"
 )
@@ -38,13 +38,11 @@ type handle interface {
 // Receiver observes the readings of a set of processes. Create it with
 // New; it is safe for concurrent use.
 type Receiver struct {
-	mu    sync.Mutex
-	reg   metric.Registration
+	cb    lifecycle.Callback // its lock guards the fields below
 	want  want
 	now   func() time.Time
 	procs []*proc
 	fail  procfs.Failures
-	down  bool
 
 	cpuTime     metric.Float64ObservableCounter
 	cpuUtil     metric.Float64ObservableGauge
@@ -83,7 +81,8 @@ type proc struct {
 // system), and another error when a PID given with WithPIDs does not exist.
 func New(opts ...Option) (*Receiver, error) {
 	c := newConfig(opts)
-	sel, err := procfs.Select("process", metricNames, c.all, c.overrides)
+	c.ResolveRoot()
+	sel, err := c.Select("process", metricNames)
 	if err != nil {
 		return nil, err
 	}
@@ -157,74 +156,24 @@ func (r *Receiver) closeAll() error {
 }
 
 func (r *Receiver) register(c config, sel procfs.Selection) error {
-	m := c.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version()))
-	var (
-		insts []metric.Observable
-		errs  []error
-	)
-	add := func(inst metric.Observable, err error) {
-		if err != nil {
-			errs = append(errs, err)
-			return
-		}
-		insts = append(insts, inst)
-	}
-	var err error
-	if sel.On(semconv.ProcessCPUTimeName) {
-		r.cpuTime, err = semconv.NewProcessCPUTime(m)
-		add(r.cpuTime, err)
-	}
-	if sel.On(semconv.ProcessCPUUtilizationName) {
-		r.cpuUtil, err = semconv.NewProcessCPUUtilization(m)
-		add(r.cpuUtil, err)
-	}
-	if sel.On(semconv.ProcessMemoryUsageName) {
-		r.memUsage, err = semconv.NewProcessMemoryUsage(m)
-		add(r.memUsage, err)
-	}
-	if sel.On(semconv.ProcessMemoryVirtualName) {
-		r.memVirtual, err = semconv.NewProcessMemoryVirtual(m)
-		add(r.memVirtual, err)
-	}
-	if sel.On(semconv.ProcessThreadCountName) {
-		r.threads, err = semconv.NewProcessThreadCount(m)
-		add(r.threads, err)
-	}
-	if sel.On(semconv.ProcessContextSwitchesName) {
-		r.ctxSwitches, err = semconv.NewProcessContextSwitches(m)
-		add(r.ctxSwitches, err)
-	}
-	if sel.On(semconv.ProcessPagingFaultsName) {
-		r.faults, err = semconv.NewProcessPagingFaults(m)
-		add(r.faults, err)
-	}
-	if sel.On(semconv.ProcessUnixFileDescriptorCountName) {
-		r.fds, err = semconv.NewProcessUnixFileDescriptorCount(m)
-		add(r.fds, err)
-	}
-	if sel.On(semconv.ProcessDiskIOName) {
-		r.diskIO, err = semconv.NewProcessDiskIO(m)
-		add(r.diskIO, err)
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("process: creating instruments: %w", errors.Join(errs...))
-	}
-	if len(insts) == 0 {
-		return nil // every metric turned off: nothing to observe
-	}
-	reg, err := m.RegisterCallback(r.collect, insts...)
-	if err != nil {
-		return fmt.Errorf("process: registering the callback: %w", err)
-	}
-	r.reg = reg
-	return nil
+	in := lifecycle.NewInstruments(c.Meter(ScopeName, Version()), sel)
+	lifecycle.Create(in, semconv.ProcessCPUTimeName, &r.cpuTime, semconv.NewProcessCPUTime)
+	lifecycle.Create(in, semconv.ProcessCPUUtilizationName, &r.cpuUtil, semconv.NewProcessCPUUtilization)
+	lifecycle.Create(in, semconv.ProcessMemoryUsageName, &r.memUsage, semconv.NewProcessMemoryUsage)
+	lifecycle.Create(in, semconv.ProcessMemoryVirtualName, &r.memVirtual, semconv.NewProcessMemoryVirtual)
+	lifecycle.Create(in, semconv.ProcessThreadCountName, &r.threads, semconv.NewProcessThreadCount)
+	lifecycle.Create(in, semconv.ProcessContextSwitchesName, &r.ctxSwitches, semconv.NewProcessContextSwitches)
+	lifecycle.Create(in, semconv.ProcessPagingFaultsName, &r.faults, semconv.NewProcessPagingFaults)
+	lifecycle.Create(in, semconv.ProcessUnixFileDescriptorCountName, &r.fds, semconv.NewProcessUnixFileDescriptorCount)
+	lifecycle.Create(in, semconv.ProcessDiskIOName, &r.diskIO, semconv.NewProcessDiskIO)
+	return r.cb.Register("process", in, r.collect)
 }
 
 // PIDs returns the ids of the processes the receiver watches and that have
 // not exited.
 func (r *Receiver) PIDs() []int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.cb.Lock()
+	defer r.cb.Unlock()
 	var out []int
 	for _, p := range r.procs {
 		if !p.exited {
@@ -238,28 +187,7 @@ func (r *Receiver) PIDs() []int {
 // keeps open. A collection after Shutdown observes nothing. It is safe to
 // call more than once.
 func (r *Receiver) Shutdown(ctx context.Context) error {
-	r.mu.Lock()
-	if r.down {
-		r.mu.Unlock()
-		return nil
-	}
-	r.down = true // from now on the callback observes nothing
-	reg := r.reg
-	r.mu.Unlock()
-
-	// Unregister outside r.mu: the SDK holds its own lock while it runs
-	// the callback, which takes r.mu.
-	var errs []error
-	if reg != nil {
-		errs = append(errs, reg.Unregister())
-	}
-	r.mu.Lock()
-	errs = append(errs, r.closeAll())
-	r.mu.Unlock()
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("process: shutdown: %w", err)
-	}
-	return nil
+	return r.cb.Shutdown("process", r.closeAll)
 }
 
 var _ receivers.Receiver = (*Receiver)(nil)
@@ -301,9 +229,9 @@ func (r *Receiver) prime() {
 
 // collect is the receiver's one callback.
 func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.down {
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	if r.cb.Down() {
 		return nil
 	}
 	now := r.now()
@@ -340,29 +268,29 @@ func (r *Receiver) observe(o metric.Observer, p *proc, now time.Time) {
 	}
 	if s.ok(hasMemory) {
 		if r.memUsage != nil {
-			o.ObserveInt64(r.memUsage, clampInt64(s.rss), p.pidOnly...)
+			o.ObserveInt64(r.memUsage, procfs.ClampInt64(s.rss), p.pidOnly...)
 		}
 		if r.memVirtual != nil {
-			o.ObserveInt64(r.memVirtual, clampInt64(s.virtual), p.pidOnly...)
+			o.ObserveInt64(r.memVirtual, procfs.ClampInt64(s.virtual), p.pidOnly...)
 		}
 	}
 	if r.threads != nil && s.ok(hasThreads) {
 		o.ObserveInt64(r.threads, s.threads, p.pidOnly...)
 	}
 	if r.ctxSwitches != nil && s.ok(hasCtxt) {
-		o.ObserveInt64(r.ctxSwitches, clampInt64(s.voluntary), p.voluntary...)
-		o.ObserveInt64(r.ctxSwitches, clampInt64(s.involuntary), p.involuntary...)
+		o.ObserveInt64(r.ctxSwitches, procfs.ClampInt64(s.voluntary), p.voluntary...)
+		o.ObserveInt64(r.ctxSwitches, procfs.ClampInt64(s.involuntary), p.involuntary...)
 	}
 	if r.faults != nil && s.ok(hasFaults) {
-		o.ObserveInt64(r.faults, clampInt64(s.majflt), p.major...)
-		o.ObserveInt64(r.faults, clampInt64(s.minflt), p.minor...)
+		o.ObserveInt64(r.faults, procfs.ClampInt64(s.majflt), p.major...)
+		o.ObserveInt64(r.faults, procfs.ClampInt64(s.minflt), p.minor...)
 	}
 	if r.fds != nil && s.ok(hasFDs) {
 		o.ObserveInt64(r.fds, s.fds, p.pidOnly...)
 	}
 	if r.diskIO != nil && s.ok(hasIO) {
-		o.ObserveInt64(r.diskIO, clampInt64(s.readBytes), p.read...)
-		o.ObserveInt64(r.diskIO, clampInt64(s.writeBytes), p.write...)
+		o.ObserveInt64(r.diskIO, procfs.ClampInt64(s.readBytes), p.read...)
+		o.ObserveInt64(r.diskIO, procfs.ClampInt64(s.writeBytes), p.write...)
 	}
 }
 
@@ -386,11 +314,4 @@ func (r *Receiver) observeUtilization(o metric.Observer, p *proc, now time.Time)
 		o.ObserveFloat64(r.cpuUtil, max(s.system-p.prevSystem, 0)/d, p.system...)
 	}
 	p.prevOK, p.prevUser, p.prevSystem, p.prevTime = true, s.user, s.system, now
-}
-
-func clampInt64(v uint64) int64 {
-	if v > 1<<63-1 {
-		return 1<<63 - 1
-	}
-	return int64(v)
 }

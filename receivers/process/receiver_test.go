@@ -3,6 +3,7 @@
 package process
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,11 +12,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/ortel-dev/ortel/receivers"
@@ -80,18 +81,18 @@ func TestCollectTwo(t *testing.T) {
 	}
 	common := func(rss100 int64, threads100 int64, vsize100 int64, minflt100, majflt100, vol100, invol100, minflt200 int64) []metricdata.Metrics {
 		return []metricdata.Metrics{
-			isum(semconv.ProcessMemoryUsageName, false, ip(rss100*pageSize, 100), ip(1000*pageSize, 200)),
-			isum(semconv.ProcessMemoryVirtualName, false, ip(vsize100, 100), ip(50000000, 200)),
-			isum(semconv.ProcessThreadCountName, false, ip(threads100, 100), ip(2, 200)),
-			isum(semconv.ProcessContextSwitchesName, true, ip(vol100, 100, vol), ip(invol100, 100, invol), ip(10, 200, vol), ip(2, 200, invol)),
-			isum(semconv.ProcessPagingFaultsName, true, ip(majflt100, 100, major), ip(minflt100, 100, minor), ip(1, 200, major), ip(minflt200, 200, minor)),
-			isum(semconv.ProcessUnixFileDescriptorCountName, false, ip(5, 100), ip(3, 200)),
-			isum(semconv.ProcessDiskIOName, true, ip(4096000, 100, ioRead), ip(8192, 100, ioWrite), ip(0, 200, ioRead), ip(0, 200, ioWrite)),
+			procfstest.Sum(semconv.ProcessMemoryUsageName, false, ip(rss100*pageSize, 100), ip(1000*pageSize, 200)),
+			procfstest.Sum(semconv.ProcessMemoryVirtualName, false, ip(vsize100, 100), ip(50000000, 200)),
+			procfstest.Sum(semconv.ProcessThreadCountName, false, ip(threads100, 100), ip(2, 200)),
+			procfstest.Sum(semconv.ProcessContextSwitchesName, true, ip(vol100, 100, vol), ip(invol100, 100, invol), ip(10, 200, vol), ip(2, 200, invol)),
+			procfstest.Sum(semconv.ProcessPagingFaultsName, true, ip(majflt100, 100, major), ip(minflt100, 100, minor), ip(1, 200, major), ip(minflt200, 200, minor)),
+			procfstest.Sum(semconv.ProcessUnixFileDescriptorCountName, false, ip(5, 100), ip(3, 200)),
+			procfstest.Sum(semconv.ProcessDiskIOName, true, ip(4096000, 100, ioRead), ip(8192, 100, ioWrite), ip(0, 200, ioRead), ip(0, 200, ioWrite)),
 		}
 	}
 	// utime/stime in USER_HZ (100) ticks: 1000/400 and 500/100.
-	assertMetrics(t, got, append(common(25600, 8, 1073741824, 5000, 7, 250, 30, 300),
-		fsum(semconv.ProcessCPUTimeName, fp(10, 100, user), fp(4, 100, system), fp(5, 200, user), fp(1, 200, system)),
+	procfstest.AssertMetrics(t, got, append(common(25600, 8, 1073741824, 5000, 7, 250, 30, 300),
+		procfstest.Sum(semconv.ProcessCPUTimeName, true, fp(10, 100, user), fp(4, 100, system), fp(5, 200, user), fp(1, 200, system)),
 		// No process.cpu.utilization before there is an interval.
 	)...)
 
@@ -103,9 +104,9 @@ func TestCollectTwo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertMetrics(t, got, append(common(26000, 9, 1073741824+4096, 5100, 9, 260, 31, 310),
-		fsum(semconv.ProcessCPUTimeName, fp(11.5, 100, user), fp(4.5, 100, system), fp(6, 200, user), fp(1, 200, system)),
-		fgauge(semconv.ProcessCPUUtilizationName,
+	procfstest.AssertMetrics(t, got, append(common(26000, 9, 1073741824+4096, 5100, 9, 260, 31, 310),
+		procfstest.Sum(semconv.ProcessCPUTimeName, true, fp(11.5, 100, user), fp(4.5, 100, system), fp(6, 200, user), fp(1, 200, system)),
+		procfstest.Gauge(semconv.ProcessCPUUtilizationName,
 			// pid 100 may run on CPUs 0-3: +1.5 s user, +0.5 s system over 2 s × 4.
 			fp(0.1875, 100, user), fp(0.0625, 100, system),
 			// pid 200 may run on CPU 0 only: +1 s user over 2 s × 1.
@@ -161,15 +162,15 @@ func TestBrokenProcesses(t *testing.T) {
 		t.Errorf("the missing files of 302 are not ErrNotExist: %v", err)
 	}
 	// Only what could be read: 302's stat, and the fd counts of 300 and 301.
-	assertMetrics(t, got,
-		fsum(semconv.ProcessCPUTimeName, fp(0.7, 302, user), fp(0.3, 302, system)),
+	procfstest.AssertMetrics(t, got,
+		procfstest.Sum(semconv.ProcessCPUTimeName, true, fp(0.7, 302, user), fp(0.3, 302, system)),
 		// Nothing ran since New took the baseline: 0, not absent.
-		fgauge(semconv.ProcessCPUUtilizationName, fp(0, 302, user), fp(0, 302, system)),
-		isum(semconv.ProcessMemoryUsageName, false, ip(100*pageSize, 302)),
-		isum(semconv.ProcessMemoryVirtualName, false, ip(1000000, 302)),
-		isum(semconv.ProcessThreadCountName, false, ip(1, 302)),
-		isum(semconv.ProcessPagingFaultsName, true, ip(0, 302, major), ip(40, 302, minor)),
-		isum(semconv.ProcessUnixFileDescriptorCountName, false, ip(1, 300), ip(2, 301)),
+		procfstest.Gauge(semconv.ProcessCPUUtilizationName, fp(0, 302, user), fp(0, 302, system)),
+		procfstest.Sum(semconv.ProcessMemoryUsageName, false, ip(100*pageSize, 302)),
+		procfstest.Sum(semconv.ProcessMemoryVirtualName, false, ip(1000000, 302)),
+		procfstest.Sum(semconv.ProcessThreadCountName, false, ip(1, 302)),
+		procfstest.Sum(semconv.ProcessPagingFaultsName, true, ip(0, 302, major), ip(40, 302, minor)),
+		procfstest.Sum(semconv.ProcessUnixFileDescriptorCountName, false, ip(1, 300), ip(2, 301)),
 	)
 	if _, err := collect(); err != nil {
 		t.Errorf("second collection reported again: %v", err)
@@ -251,42 +252,37 @@ func TestShutdown(t *testing.T) {
 	if got, _ := collect(); len(got) == 0 {
 		t.Fatal("no metrics before Shutdown")
 	}
-	if err := r.Shutdown(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Shutdown(t.Context()); err != nil {
-		t.Errorf("second Shutdown: %v", err)
-	}
-	if got, err := collect(); len(got) != 0 || err != nil {
-		t.Errorf("after Shutdown: %d metrics, %v; want none", len(got), err)
-	}
+	procfstest.ShutdownTwice(t, r.Shutdown, collect)
 	if _, err := r.Snapshot(); err == nil {
 		t.Error("Snapshot after Shutdown succeeded")
 	}
 }
 
+// TestShutdownDuringCollect: Shutdown while collections run must not
+// deadlock (the SDK holds its lock while the callback runs).
+func TestShutdownDuringCollect(t *testing.T) {
+	procfstest.ShutdownDuringCollect(t, func(t *testing.T, mp metric.MeterProvider) func(context.Context) error {
+		r, err := New(WithRoot("testdata/two"), WithPIDs(100, 200), WithMeterProvider(mp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Shutdown
+	})
+}
+
 func TestReceiverConcurrentSafe(t *testing.T) {
 	r, collect := newTest(t, WithAllMetrics())
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for range 20 {
-				if _, err := collect(); err != nil {
-					t.Error(err)
-				}
-				if _, err := r.Snapshot(); err != nil && err != errShutdown {
-					t.Error(err)
-				}
+	procfstest.Concurrent{
+		Rounds:  20,
+		Collect: func() error { _, err := collect(); return err },
+		Snapshot: func() error {
+			if _, err := r.Snapshot(); err != errShutdown {
+				return err
 			}
-		})
-	}
-	wg.Go(func() {
-		for range 20 {
-			collect()
-		}
-		r.Shutdown(t.Context())
-	})
-	wg.Wait()
+			return nil
+		},
+		Shutdown: func() { r.Shutdown(t.Context()) },
+	}.Run(t)
 }
 
 // TestRealProc reads this process through the machine's /proc.

@@ -61,9 +61,9 @@ var errShutdown = errors.New("process: snapshot after Shutdown")
 // left out (and its exit is reported once by the next collection). It
 // fails after Shutdown, or when none of the processes could be read.
 func (r *Receiver) Snapshot() (Snapshot, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.down {
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	if r.cb.Down() {
 		return Snapshot{}, errShutdown
 	}
 	now := r.now()

@@ -26,13 +26,13 @@ type procSource struct {
 }
 
 func newSource(c config) (source, error) {
-	if fi, err := os.Stat(filepath.Join(c.root, "proc")); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(filepath.Join(c.Root, "proc")); err != nil || !fi.IsDir() {
 		if err == nil {
 			err = fs.ErrNotExist
 		}
-		return nil, receivers.Unsupported("process", "no /proc under "+c.root, err)
+		return nil, receivers.Unsupported("process", "no /proc under "+c.Root, err)
 	}
-	return &procSource{root: c.root, open: c.open, hz: float64(procfs.ClockTicks(c.root)), pageSize: uint64(os.Getpagesize())}, nil
+	return &procSource{root: c.Root, open: c.open, hz: float64(procfs.ClockTicks(c.Root)), pageSize: uint64(os.Getpagesize())}, nil
 }
 
 func (s *procSource) self() int { return procfs.SelfPID(s.root) }
@@ -130,20 +130,36 @@ func (p *procFiles) read(_ context.Context, s *sample, w want, fail *procfs.Fail
 	return false
 }
 
+// readFile reads f, the file of reading id, marking the reading failing
+// when f could not be opened (openErr says why) or read, and working when
+// it was read. It reports whether b was read, and whether the process has
+// exited.
+func readFile(f *procfs.File, openErr error, fail *procfs.Failures, id int) (b []byte, ok, exited bool) {
+	if f == nil {
+		fail.Fail(id, openErr)
+		return nil, false, false
+	}
+	b, err := f.Read()
+	if err != nil {
+		if gone(err) {
+			return nil, false, true
+		}
+		fail.Fail(id, err)
+		return nil, false, false
+	}
+	fail.OK(id)
+	return b, true, false
+}
+
 // readStat parses /proc/PID/stat: "pid (comm) state ppid ...". comm may
 // hold spaces and parentheses, so the fields are counted from the last
 // ')'. Field numbers as in proc(5): minflt 10, majflt 12, utime 14,
 // stime 15, num_threads 20, vsize 23, rss 24 (pages).
 func (p *procFiles) readStat(s *sample, fail *procfs.Failures, base int) (exited bool) {
-	b, err := p.stat.Read()
-	if err != nil {
-		if gone(err) {
-			return true
-		}
-		fail.Fail(base+failStat, err)
-		return false
+	b, ok, exited := readFile(p.stat, nil, fail, base+failStat)
+	if !ok {
+		return exited
 	}
-	fail.OK(base + failStat)
 	end := bytes.LastIndexByte(b, ')')
 	var f [][]byte
 	if end >= 0 {
@@ -166,7 +182,7 @@ func (p *procFiles) readStat(s *sample, fail *procfs.Failures, base int) (exited
 	rss, ok7 := field(24)
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
 		if fail.First(base + failStatFormat) {
-			fail.Report(fmt.Errorf("read %q: malformed content %q: want \"pid (name) state\" and at least 22 more numbers", p.stat.Path(), truncate(b)))
+			fail.Report(fmt.Errorf("read %q: malformed content %q: want \"pid (name) state\" and at least 22 more numbers", p.stat.Path(), procfs.Truncate(b)))
 		}
 		return false
 	}
@@ -182,19 +198,10 @@ func (p *procFiles) readStat(s *sample, fail *procfs.Failures, base int) (exited
 // readStatus takes voluntary_ctxt_switches, nonvoluntary_ctxt_switches,
 // Cpus_allowed_list and VmHWM from /proc/PID/status.
 func (p *procFiles) readStatus(s *sample, fail *procfs.Failures, base int) (exited bool) {
-	if p.status == nil {
-		fail.Fail(base+failStatus, p.statusErr)
-		return false
+	b, ok, exited := readFile(p.status, p.statusErr, fail, base+failStatus)
+	if !ok {
+		return exited
 	}
-	b, err := p.status.Read()
-	if err != nil {
-		if gone(err) {
-			return true
-		}
-		fail.Fail(base+failStatus, err)
-		return false
-	}
-	fail.OK(base + failStatus)
 	var bad []byte
 	var vol, invol bool
 	for len(b) > 0 {
@@ -237,7 +244,7 @@ func (p *procFiles) readStatus(s *sample, fail *procfs.Failures, base int) (exit
 	switch {
 	case bad != nil:
 		if fail.First(base + failStatusFormat) {
-			fail.Report(fmt.Errorf("read %q: malformed line %q", p.status.Path(), truncate(bad)))
+			fail.Report(fmt.Errorf("read %q: malformed line %q", p.status.Path(), procfs.Truncate(bad)))
 		}
 	case !vol || !invol:
 		if fail.First(base + failStatusFormat) {
@@ -252,19 +259,10 @@ func (p *procFiles) readStatus(s *sample, fail *procfs.Failures, base int) (exit
 // readIO takes read_bytes and write_bytes from /proc/PID/io: the bytes the
 // process made the storage layer read and write.
 func (p *procFiles) readIO(s *sample, fail *procfs.Failures, base int) (exited bool) {
-	if p.io == nil {
-		fail.Fail(base+failIO, p.ioErr)
-		return false
+	b, ok, exited := readFile(p.io, p.ioErr, fail, base+failIO) // EACCES: another user's process
+	if !ok {
+		return exited
 	}
-	b, err := p.io.Read()
-	if err != nil {
-		if gone(err) {
-			return true
-		}
-		fail.Fail(base+failIO, err) // EACCES: another user's process
-		return false
-	}
-	fail.OK(base + failIO)
 	var r, w bool
 	for len(b) > 0 {
 		var line []byte
@@ -287,13 +285,4 @@ func (p *procFiles) readIO(s *sample, fail *procfs.Failures, base int) (exited b
 		fail.Report(fmt.Errorf("read %q: want read_bytes and write_bytes lines with numbers", p.io.Path()))
 	}
 	return false
-}
-
-// truncate shortens b for an error message.
-func truncate(b []byte) string {
-	const max = 80
-	if len(b) > max {
-		return string(b[:max]) + "..."
-	}
-	return string(b)
 }

@@ -2,50 +2,32 @@ package rapl
 
 import (
 	"context"
-	"sync"
 	"testing"
 
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 )
 
 func TestCollectAndSnapshotConcurrentSafe(t *testing.T) {
-	reader := newReader()
-	r, err := New(WithRoot(expand(t, "xeon-2s")), provider(reader))
+	mp, reader := procfstest.NewProvider(t)
+	r, err := New(WithRoot(procfstest.Expand(t, "testdata/xeon-2s.txtar")), WithMeterProvider(mp))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Shutdown(context.Background())
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for range 50 {
-				if _, err := r.Snapshot(); err != nil {
-					t.Error(err)
-				}
-				var rm metricdata.ResourceMetrics
-				if err := reader.Collect(context.Background(), &rm); err != nil {
-					t.Error(err)
-				}
-				_ = r.Zones()
-			}
-		})
-	}
-	wg.Wait()
+	procfstest.Concurrent{
+		Rounds:   50,
+		Reader:   reader,
+		Snapshot: func() error { _, err := r.Snapshot(); return err },
+		Also:     func() { _ = r.Zones() },
+	}.Run(t)
 }
 
 func BenchmarkCollect(b *testing.B) {
-	root := expand(b, "xeon-2s")
-	reader := newReader()
-	r, err := New(WithRoot(root), provider(reader))
+	mp, reader := procfstest.NewProvider(b)
+	r, err := New(WithRoot(procfstest.Expand(b, "testdata/xeon-2s.txtar")), WithMeterProvider(mp))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer r.Shutdown(context.Background())
-	var rm metricdata.ResourceMetrics
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := reader.Collect(context.Background(), &rm); err != nil {
-			b.Fatal(err)
-		}
-	}
+	procfstest.BenchCollect(b, reader)
 }

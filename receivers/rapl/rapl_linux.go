@@ -10,14 +10,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers"
+	"github.com/ortel-dev/ortel/receivers/internal/lifecycle"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 	"github.com/ortel-dev/ortel/semconv"
 )
@@ -30,14 +29,13 @@ const powercapDir = "sys/class/powercap"
 
 // Receiver observes the energy counters of the RAPL powercap zones.
 type Receiver struct {
-	mu       sync.Mutex
+	cb       lifecycle.Callback // its lock guards the fields below
 	cfg      config
 	zones    []Zone  // every zone found, readable or not
 	readable []*zone // the zones being read
 	failures procfs.Failures
 	energy   metric.Float64ObservableCounter
 	power    metric.Float64ObservableGauge
-	reg      metric.Registration
 }
 
 // zone is one readable zone with its open energy_uj file.
@@ -61,10 +59,8 @@ type zone struct {
 // zone found, with the reason for each one that is not read.
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
-	if cfg.rootErr != nil {
-		otel.Handle(cfg.rootErr)
-	}
-	sel, err := procfs.Select("rapl", metricNames, cfg.all, cfg.overrides)
+	cfg.ResolveRoot()
+	sel, err := cfg.Select("rapl", metricNames)
 	if err != nil {
 		return nil, err
 	}
@@ -84,33 +80,15 @@ var metricNames = []string{semconv.HwEnergyName, semconv.HwPowerName}
 
 // register creates the instruments that are on and registers the callback.
 func (r *Receiver) register(sel procfs.Selection) error {
-	meter := r.cfg.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version()))
-	var insts []metric.Observable
-	var err error
-	if sel.On(semconv.HwEnergyName) {
-		if r.energy, err = semconv.NewHwEnergy(meter); err != nil {
-			return fmt.Errorf("rapl: create %s: %w", semconv.HwEnergyName, err)
-		}
-		insts = append(insts, r.energy)
-	}
-	if sel.On(semconv.HwPowerName) {
-		if r.power, err = semconv.NewHwPower(meter); err != nil {
-			return fmt.Errorf("rapl: create %s: %w", semconv.HwPowerName, err)
-		}
-		insts = append(insts, r.power)
-	}
-	if len(insts) == 0 {
-		return nil
-	}
-	if r.reg, err = meter.RegisterCallback(r.observe, insts...); err != nil {
-		return fmt.Errorf("rapl: register callback: %w", err)
-	}
-	return nil
+	in := lifecycle.NewInstruments(r.cfg.Meter(ScopeName, Version()), sel)
+	lifecycle.Create(in, semconv.HwEnergyName, &r.energy, semconv.NewHwEnergy)
+	lifecycle.Create(in, semconv.HwPowerName, &r.power, semconv.NewHwPower)
+	return r.cb.Register("rapl", in, r.observe)
 }
 
 // discover lists the zones and opens the readable ones.
 func (r *Receiver) discover() error {
-	dir := filepath.Join(r.cfg.root, powercapDir)
+	dir := filepath.Join(r.cfg.Root, powercapDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -142,31 +120,12 @@ func (r *Receiver) discover() error {
 		r.readable = append(r.readable, z)
 	}
 	if len(r.readable) == 0 {
-		return noReadableZone(errs)
+		// Said once when every zone fails the same way (energy_uj
+		// readable only by root, typically), else every zone's error.
+		reason, cause := procfs.Summarize(errs, fmt.Sprintf("none of the %d RAPL zones can be read", len(errs)))
+		return receivers.Unsupported("rapl", reason, cause)
 	}
 	return nil
-}
-
-// noReadableZone builds New's error when zones exist but none can be read:
-// the reason every zone shares (typically energy_uj readable only by root)
-// with the first zone's cause, said once; else a summary with every
-// zone's error.
-func noReadableZone(errs []error) error {
-	var first *receivers.UnsupportedError
-	for _, err := range errs {
-		var ue *receivers.UnsupportedError
-		if !errors.As(err, &ue) || (first != nil && ue.Reason != first.Reason) {
-			first = nil
-			break
-		}
-		if first == nil {
-			first = ue
-		}
-	}
-	if first != nil {
-		return receivers.Unsupported("rapl", first.Reason, first.Err)
-	}
-	return receivers.Unsupported("rapl", fmt.Sprintf("none of the %d RAPL zones can be read", len(errs)), errors.Join(errs...))
 }
 
 // probe reads a zone's name and range and opens its energy counter.
@@ -231,13 +190,7 @@ func (r *Receiver) probe(dir, id string, names map[string]string) (*zone, Zone) 
 
 // readOnce reads a small file through the configured opener.
 func (r *Receiver) readOnce(path string) ([]byte, error) {
-	f, err := procfs.OpenFile(path, r.cfg.open)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := f.Read()
-	return slices.Clone(b), err
+	return procfs.ReadOnce(path, r.cfg.open)
 }
 
 func trim(b []byte) []byte { return bytes.TrimSpace(b) }
@@ -258,7 +211,8 @@ func (z *zone) read() (uint64, error) {
 	return v, nil
 }
 
-// update reads a zone and advances its running total. Callers hold r.mu.
+// update reads a zone and advances its running total. Callers hold
+// r.cb's lock.
 func (r *Receiver) update(i int, z *zone) bool {
 	raw, err := z.read()
 	if err != nil {
@@ -272,8 +226,11 @@ func (r *Receiver) update(i int, z *zone) bool {
 
 // observe is the receiver's callback.
 func (r *Receiver) observe(ctx context.Context, o metric.Observer) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	if r.cb.Down() {
+		return nil
+	}
 	for i, z := range r.readable {
 		if ctx.Err() != nil {
 			break
@@ -308,8 +265,8 @@ func (r *Receiver) Zones() []Zone {
 // as good as a collection for catching counter wraps. Zones that fail to
 // read are left out and their failures returned joined.
 func (r *Receiver) Snapshot() ([]Energy, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.cb.Lock()
+	defer r.cb.Unlock()
 	out := make([]Energy, 0, len(r.readable))
 	for i, z := range r.readable {
 		if !r.update(i, z) {
@@ -323,30 +280,15 @@ func (r *Receiver) Snapshot() ([]Energy, error) {
 // Shutdown unregisters the callback and closes the counters. It is safe to
 // call more than once.
 func (r *Receiver) Shutdown(context.Context) error {
-	// Unregister outside r.mu: the SDK holds its own lock while it runs
-	// the callback, which takes r.mu, so holding r.mu here could deadlock
-	// against a collection in progress.
-	r.mu.Lock()
-	reg := r.reg
-	r.reg = nil
-	r.mu.Unlock()
-	var err error
-	if reg != nil {
-		err = reg.Unregister()
-	}
-	r.close()
-	return err
+	return r.cb.Shutdown("rapl", r.close)
 }
 
-func (r *Receiver) close() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.closeLocked()
-}
-
-func (r *Receiver) closeLocked() {
+// close closes the counters. Callers hold r.cb's lock, or are New, which
+// has not shared r yet.
+func (r *Receiver) close() error {
 	for _, z := range r.readable {
 		z.file.Close()
 	}
 	r.readable = nil
+	return nil
 }

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/ortel-dev/ortel/receivers"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
+	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 	"github.com/ortel-dev/ortel/semconv"
 )
 
@@ -28,10 +29,6 @@ func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
 func withClock(c *clock) Option          { return optionFunc(func(cfg *config) { cfg.now = c.now }) }
 func withOpener(open opener) Option      { return optionFunc(func(cfg *config) { cfg.open = open }) }
 func newClock() *clock                   { return &clock{t: time.Unix(1_700_000_000, 0)} }
-func newReader() *sdkmetric.ManualReader { return sdkmetric.NewManualReader() }
-func provider(r sdkmetric.Reader) Option {
-	return WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(r)))
-}
 
 // denyOpen is an opener that refuses paths ending in one of suffixes with
 // err, as the kernel does for energy_uj when not root.
@@ -44,22 +41,6 @@ func denyOpen(err error, suffixes ...string) opener {
 		}
 		return procfs.Open(path)
 	}
-}
-
-func collect(t *testing.T, r *sdkmetric.ManualReader) (map[string]metricdata.Metrics, error) {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	err := r.Collect(context.Background(), &rm)
-	out := map[string]metricdata.Metrics{}
-	for _, sm := range rm.ScopeMetrics {
-		if sm.Scope.Name != ScopeName {
-			t.Errorf("scope %q, want %q", sm.Scope.Name, ScopeName)
-		}
-		for _, m := range sm.Metrics {
-			out[m.Name] = m
-		}
-	}
-	return out, err
 }
 
 // xeonZone is a zone of testdata/xeon-2s.txtar and its expected identity.
@@ -104,9 +85,10 @@ func powerMetric(points []metricdata.DataPoint[float64]) metricdata.Metrics {
 }
 
 func TestReceiverTwoSocketXeon(t *testing.T) {
-	root := expand(t, "xeon-2s")
-	reader, clk := newReader(), newClock()
-	r, err := New(WithRoot(root), provider(reader), withClock(clk))
+	root := procfstest.Expand(t, "testdata/xeon-2s.txtar")
+	mp, reader := procfstest.NewProvider(t)
+	clk := newClock()
+	r, err := New(WithRoot(root), WithMeterProvider(mp), withClock(clk))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -128,7 +110,7 @@ func TestReceiverTwoSocketXeon(t *testing.T) {
 
 	// First collection: nothing consumed since New, no power yet.
 	clk.advance(time.Second)
-	got, err := collect(t, reader)
+	got, err := procfstest.CollectScope(t, reader, ScopeName)
 	if err != nil {
 		t.Fatalf("collect: %v", err)
 	}
@@ -157,10 +139,10 @@ func TestReceiverTwoSocketXeon(t *testing.T) {
 		if z.id == "intel-rapl:0" {
 			raw = 1_000_000
 		}
-		write(t, root, "sys/class/powercap/"+z.id+"/energy_uj", itoa(raw))
+		procfstest.WriteFile(t, root, "sys/class/powercap/"+z.id+"/energy_uj", itoa(raw)+"\n")
 	}
 	clk.advance(2 * time.Second)
-	got, err = collect(t, reader)
+	got, err = procfstest.CollectScope(t, reader, ScopeName)
 	if err != nil {
 		t.Fatalf("collect: %v", err)
 	}
@@ -219,8 +201,9 @@ func TestCounterAdvance(t *testing.T) {
 
 func TestEnergyReadableOnlyByRoot(t *testing.T) {
 	t.Run("every zone", func(t *testing.T) {
-		root := expand(t, "xeon-2s")
-		r, err := New(WithRoot(root), provider(newReader()), withOpener(denyOpen(syscall.EACCES, "/energy_uj")))
+		root := procfstest.Expand(t, "testdata/xeon-2s.txtar")
+		mp, _ := procfstest.NewProvider(t)
+		r, err := New(WithRoot(root), WithMeterProvider(mp), withOpener(denyOpen(syscall.EACCES, "/energy_uj")))
 		if r != nil || !errors.Is(err, receivers.ErrUnsupported) {
 			t.Fatalf("New = %v, %v; want nil and an error matching ErrUnsupported", r, err)
 		}
@@ -238,9 +221,9 @@ func TestEnergyReadableOnlyByRoot(t *testing.T) {
 		}
 	})
 	t.Run("dram zones only", func(t *testing.T) {
-		root := expand(t, "xeon-2s")
-		reader := newReader()
-		r, err := New(WithRoot(root), provider(reader),
+		root := procfstest.Expand(t, "testdata/xeon-2s.txtar")
+		mp, reader := procfstest.NewProvider(t)
+		r, err := New(WithRoot(root), WithMeterProvider(mp),
 			withOpener(denyOpen(syscall.EACCES, "intel-rapl:0:2/energy_uj", "intel-rapl:1:1/energy_uj")))
 		if err != nil {
 			t.Fatalf("New: %v", err)
@@ -259,7 +242,7 @@ func TestEnergyReadableOnlyByRoot(t *testing.T) {
 		if denied != 2 {
 			t.Errorf("%d zones refused, want the 2 dram zones", denied)
 		}
-		got, err := collect(t, reader)
+		got, err := procfstest.CollectScope(t, reader, ScopeName)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,11 +260,12 @@ func TestUnsupported(t *testing.T) {
 		notExst bool
 	}{
 		{"no powercap folder", func(t *testing.T) string { return t.TempDir() }, "no RAPL energy counters", true},
-		{"no zones", func(t *testing.T) string { return expand(t, "no-zones") }, "no RAPL zone", false},
+		{"no zones", func(t *testing.T) string { return procfstest.Expand(t, "testdata/no-zones.txtar") }, "no RAPL zone", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := New(WithRoot(tt.root(t)), provider(newReader()))
+			mp, _ := procfstest.NewProvider(t)
+			r, err := New(WithRoot(tt.root(t)), WithMeterProvider(mp))
 			if r != nil || !errors.Is(err, receivers.ErrUnsupported) {
 				t.Fatalf("New = %v, %v; want an error matching ErrUnsupported", r, err)
 			}
@@ -296,9 +280,9 @@ func TestUnsupported(t *testing.T) {
 }
 
 func TestBrokenZones(t *testing.T) {
-	root := expand(t, "broken")
-	reader := newReader()
-	r, err := New(WithRoot(root), provider(reader))
+	root := procfstest.Expand(t, "testdata/broken.txtar")
+	mp, reader := procfstest.NewProvider(t)
+	r, err := New(WithRoot(root), WithMeterProvider(mp))
 	if err != nil {
 		t.Fatalf("New: %v (intel-rapl:0 is readable)", err)
 	}
@@ -341,8 +325,8 @@ func TestBrokenZones(t *testing.T) {
 		{"3000000", false, 1},
 	}
 	for i, s := range steps {
-		write(t, root, path, s.content)
-		got, err := collect(t, reader)
+		procfstest.WriteFile(t, root, path, s.content+"\n")
+		got, err := procfstest.CollectScope(t, reader, ScopeName)
 		if (err != nil) != s.wantErr {
 			t.Errorf("step %d (%q): collect error %v, want error %v", i, s.content, err, s.wantErr)
 		}
@@ -364,26 +348,20 @@ func TestBrokenZones(t *testing.T) {
 }
 
 func TestShutdown(t *testing.T) {
-	reader := newReader()
-	r, err := New(WithRoot(expand(t, "xeon-2s")), provider(reader))
-	if err != nil {
-		t.Fatal(err)
+	r, collect := procfstest.Start(t, func(mp metric.MeterProvider) (*Receiver, error) {
+		return New(WithRoot(procfstest.Expand(t, "testdata/xeon-2s.txtar")), WithMeterProvider(mp))
+	})
+	if got, _ := collect(); len(got) == 0 {
+		t.Fatal("no metrics before Shutdown")
 	}
-	for i := range 2 {
-		if err := r.Shutdown(context.Background()); err != nil {
-			t.Fatalf("Shutdown #%d: %v", i+1, err)
-		}
-	}
-	got, err := collect(t, reader)
-	if err != nil || len(got) != 0 {
-		t.Errorf("after Shutdown: %d metrics, %v; want none", len(got), err)
-	}
+	procfstest.ShutdownTwice(t, r.Shutdown, collect)
 }
 
 // TestThisMachine runs the receiver on the real /sys: it either reads
 // zones or says why not. Nothing is skipped.
 func TestThisMachine(t *testing.T) {
-	r, err := New(WithRoot("/"), provider(newReader()))
+	mp, _ := procfstest.NewProvider(t)
+	r, err := New(WithRoot("/"), WithMeterProvider(mp))
 	if err != nil {
 		var ue *receivers.UnsupportedError
 		if !errors.As(err, &ue) || ue.Reason == "" {
@@ -414,8 +392,9 @@ func TestWithMetric(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reader, clk := newReader(), newClock()
-			r, err := New(append([]Option{WithRoot(expand(t, "xeon-2s")), provider(reader), withClock(clk)}, tt.opts...)...)
+			mp, reader := procfstest.NewProvider(t)
+			clk := newClock()
+			r, err := New(append([]Option{WithRoot(procfstest.Expand(t, "testdata/xeon-2s.txtar")), WithMeterProvider(mp), withClock(clk)}, tt.opts...)...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("New error %v, want %q", err, tt.wantErr)
@@ -426,20 +405,13 @@ func TestWithMetric(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Shutdown(context.Background())
-			collect(t, reader)
+			procfstest.CollectScope(t, reader, ScopeName)
 			clk.advance(time.Second)
-			got, err := collect(t, reader)
+			got, err := procfstest.CollectScope(t, reader, ScopeName)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(tt.want) {
-				t.Errorf("got %d metrics, want %v", len(got), tt.want)
-			}
-			for _, name := range tt.want {
-				if _, ok := got[name]; !ok {
-					t.Errorf("%s missing", name)
-				}
-			}
+			procfstest.AssertNames(t, got, tt.want...)
 		})
 	}
 }

@@ -2,46 +2,21 @@ package rapl
 
 import (
 	"context"
-	"sync"
 	"testing"
-	"time"
 
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 )
 
 // TestShutdownDuringCollect: Shutdown while collections run must not
 // deadlock (the SDK holds its lock while the callback runs).
 func TestShutdownDuringCollect(t *testing.T) {
-	reader := newReader()
-	r, err := New(WithRoot(expand(t, "xeon-2s")), provider(reader))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 2 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				var rm metricdata.ResourceMetrics
-				reader.Collect(context.Background(), &rm)
-			}
-		})
-	}
-	done := make(chan error, 1)
-	go func() { done <- r.Shutdown(context.Background()) }()
-	select {
-	case err := <-done:
+	procfstest.ShutdownDuringCollect(t, func(t *testing.T, mp metric.MeterProvider) func(context.Context) error {
+		r, err := New(WithRoot(procfstest.Expand(t, "testdata/xeon-2s.txtar")), WithMeterProvider(mp))
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Shutdown did not return while collections ran: deadlock")
-	}
-	close(stop)
-	wg.Wait()
+		return r.Shutdown
+	})
 }

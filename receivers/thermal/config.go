@@ -1,7 +1,6 @@
 package thermal
 
 import (
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
@@ -15,19 +14,14 @@ type optionFunc func(*config)
 func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
-	meterProvider metric.MeterProvider
-	root          string
-	rootErr       error // a bad ORTEL_HOST_ROOT, reported once by New
-	all           bool
-	overrides     map[string]bool
+	procfs.Config
 
 	// open opens a file; tests inject failures here.
 	open opener
 }
 
 func newConfig(opts []Option) config {
-	c := config{meterProvider: otel.GetMeterProvider()}
-	c.root, c.rootErr = procfs.RootFromEnv()
+	c := config{Config: procfs.NewConfig()}
 	for _, o := range opts {
 		o.apply(&c)
 	}
@@ -37,11 +31,7 @@ func newConfig(opts []Option) config {
 // WithMeterProvider sets the MeterProvider the receiver creates its
 // instruments with. The default is the global one, otel.GetMeterProvider().
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) {
-		if mp != nil {
-			c.meterProvider = mp
-		}
-	})
+	return optionFunc(func(c *config) { c.SetMeterProvider(mp) })
 }
 
 // WithRoot sets the folder that holds the sys tree to read: the receiver
@@ -50,27 +40,18 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // agent in a container with the host's file system mounted elsewhere);
 // WithRoot overrides both. Tests pass fixture trees under testdata/.
 func WithRoot(root string) Option {
-	return optionFunc(func(c *config) {
-		if root != "" {
-			c.root, c.rootErr = root, nil
-		}
-	})
+	return optionFunc(func(c *config) { c.SetRoot(root) })
 }
 
 // WithMetric turns the metric called name on or off. Default: on or off as
 // the Default column of docs/metrics.md says (all of this receiver's
 // metrics are on). New fails on a name the receiver does not emit.
 func WithMetric(name string, on bool) Option {
-	return optionFunc(func(c *config) {
-		if c.overrides == nil {
-			c.overrides = map[string]bool{}
-		}
-		c.overrides[name] = on
-	})
+	return optionFunc(func(c *config) { c.SetMetric(name, on) })
 }
 
 // WithAllMetrics turns on every metric the receiver can emit, before any
 // WithMetric applies.
 func WithAllMetrics() Option {
-	return optionFunc(func(c *config) { c.all = true })
+	return optionFunc(func(c *config) { c.SetAllMetrics() })
 }

@@ -9,13 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers"
+	"github.com/ortel-dev/ortel/receivers/internal/lifecycle"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 	"github.com/ortel-dev/ortel/semconv"
 )
@@ -33,14 +32,13 @@ const (
 // Receiver observes the temperature sensors of thermal zones and hwmon
 // chips.
 type Receiver struct {
-	mu       sync.Mutex
+	cb       lifecycle.Callback // its lock guards the fields below
 	cfg      config
 	sensors  []Sensor  // every sensor found, readable or not
 	live     []*sensor // the sensors being read
 	failures procfs.Failures
 	temp     metric.Float64ObservableGauge
 	limit    metric.Float64ObservableGauge
-	reg      metric.Registration
 }
 
 // sensor is one readable sensor with its open temperature file.
@@ -66,10 +64,8 @@ type observedLimit struct {
 // picked up.
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
-	if cfg.rootErr != nil {
-		otel.Handle(cfg.rootErr)
-	}
-	sel, err := procfs.Select("thermal", metricNames, cfg.all, cfg.overrides)
+	cfg.ResolveRoot()
+	sel, err := cfg.Select("thermal", metricNames)
 	if err != nil {
 		return nil, err
 	}
@@ -89,33 +85,15 @@ var metricNames = []string{semconv.HwTemperatureName, semconv.HwTemperatureLimit
 
 // register creates the instruments that are on and registers the callback.
 func (r *Receiver) register(sel procfs.Selection) error {
-	meter := r.cfg.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version()))
-	var insts []metric.Observable
-	var err error
-	if sel.On(semconv.HwTemperatureName) {
-		if r.temp, err = semconv.NewHwTemperature(meter); err != nil {
-			return fmt.Errorf("thermal: create %s: %w", semconv.HwTemperatureName, err)
-		}
-		insts = append(insts, r.temp)
-	}
-	if sel.On(semconv.HwTemperatureLimitName) {
-		if r.limit, err = semconv.NewHwTemperatureLimit(meter); err != nil {
-			return fmt.Errorf("thermal: create %s: %w", semconv.HwTemperatureLimitName, err)
-		}
-		insts = append(insts, r.limit)
-	}
-	if len(insts) == 0 {
-		return nil
-	}
-	if r.reg, err = meter.RegisterCallback(r.observe, insts...); err != nil {
-		return fmt.Errorf("thermal: register callback: %w", err)
-	}
-	return nil
+	in := lifecycle.NewInstruments(r.cfg.Meter(ScopeName, Version()), sel)
+	lifecycle.Create(in, semconv.HwTemperatureName, &r.temp, semconv.NewHwTemperature)
+	lifecycle.Create(in, semconv.HwTemperatureLimitName, &r.limit, semconv.NewHwTemperatureLimit)
+	return r.cb.Register("thermal", in, r.observe)
 }
 
 func (r *Receiver) discover() error {
-	zones := filepath.Join(r.cfg.root, thermalDir)
-	hwmon := filepath.Join(r.cfg.root, hwmonDir)
+	zones := filepath.Join(r.cfg.Root, thermalDir)
+	hwmon := filepath.Join(r.cfg.Root, hwmonDir)
 	r.discoverZones(zones)
 	r.discoverHwmon(hwmon)
 	if len(r.sensors) == 0 {
@@ -127,20 +105,11 @@ func (r *Receiver) discover() error {
 	// Said once when every sensor fails the same way (no permission,
 	// say), else every sensor's error.
 	errs := make([]error, len(r.sensors))
-	var first *receivers.UnsupportedError
 	for i, s := range r.sensors {
 		errs[i] = s.Err
-		var ue *receivers.UnsupportedError
-		switch {
-		case !errors.As(s.Err, &ue):
-		case i == 0:
-			first = ue
-		case first != nil && ue.Reason != first.Reason:
-			first = nil
-		}
 	}
 	reason := fmt.Sprintf("none of the %d temperature sensors can be read", len(r.sensors))
-	if first != nil {
+	if first := procfs.CommonReason(errs); first != nil {
 		return receivers.Unsupported("thermal", reason+": "+first.Reason, first.Err)
 	}
 	return receivers.Unsupported("thermal", reason, errors.Join(errs...))
@@ -292,18 +261,14 @@ func (r *Receiver) add(info Sensor, tempPath string, limits []found) {
 
 // readOnce reads a small file through the configured opener, trimmed.
 func (r *Receiver) readOnce(path string) ([]byte, error) {
-	f, err := procfs.OpenFile(path, r.cfg.open)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := f.Read()
-	return slices.Clone(trim(b)), err
+	b, err := procfs.ReadOnce(path, r.cfg.open)
+	return trim(b), err
 }
 
 func trim(b []byte) []byte { return bytes.TrimSpace(b) }
 
-// read reads a sensor's temperature in degrees Celsius. Callers hold r.mu.
+// read reads a sensor's temperature in degrees Celsius. Callers hold
+// r.cb's lock.
 func (r *Receiver) read(i int, s *sensor) (float64, bool) {
 	b, err := s.file.Read()
 	if err == nil {
@@ -320,8 +285,11 @@ func (r *Receiver) read(i int, s *sensor) (float64, bool) {
 
 // observe is the receiver's callback.
 func (r *Receiver) observe(ctx context.Context, o metric.Observer) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	if r.cb.Down() {
+		return nil
+	}
 	for i, s := range r.live {
 		if ctx.Err() != nil {
 			break
@@ -350,8 +318,8 @@ func (r *Receiver) Sensors() []Sensor {
 // Snapshot reads every readable sensor now. Sensors that fail to read are
 // left out and their failures returned joined (each failure once).
 func (r *Receiver) Snapshot() ([]Reading, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.cb.Lock()
+	defer r.cb.Unlock()
 	out := make([]Reading, 0, len(r.live))
 	for i, s := range r.live {
 		if c, ok := r.read(i, s); ok {
@@ -364,30 +332,15 @@ func (r *Receiver) Snapshot() ([]Reading, error) {
 // Shutdown unregisters the callback and closes the sensor files. It is
 // safe to call more than once.
 func (r *Receiver) Shutdown(context.Context) error {
-	// Unregister outside r.mu: the SDK holds its own lock while it runs
-	// the callback, which takes r.mu, so holding r.mu here could deadlock
-	// against a collection in progress.
-	r.mu.Lock()
-	reg := r.reg
-	r.reg = nil
-	r.mu.Unlock()
-	var err error
-	if reg != nil {
-		err = reg.Unregister()
-	}
-	r.close()
-	return err
+	return r.cb.Shutdown("thermal", r.close)
 }
 
-func (r *Receiver) close() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.closeLocked()
-}
-
-func (r *Receiver) closeLocked() {
+// close closes the sensor files. Callers hold r.cb's lock, or are New,
+// which has not shared r yet.
+func (r *Receiver) close() error {
 	for _, s := range r.live {
 		s.file.Close()
 	}
 	r.live = nil
+	return nil
 }

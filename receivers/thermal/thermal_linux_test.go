@@ -9,36 +9,17 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/ortel-dev/ortel/receivers"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
+	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 	"github.com/ortel-dev/ortel/semconv"
 )
 
-func provider(r sdkmetric.Reader) Option {
-	return WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(r)))
-}
-
 func withOpener(open opener) Option { return optionFunc(func(c *config) { c.open = open }) }
-
-func collect(t *testing.T, r *sdkmetric.ManualReader) (map[string]metricdata.Metrics, error) {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	err := r.Collect(context.Background(), &rm)
-	out := map[string]metricdata.Metrics{}
-	for _, sm := range rm.ScopeMetrics {
-		if sm.Scope.Name != ScopeName {
-			t.Errorf("scope %q, want %q", sm.Scope.Name, ScopeName)
-		}
-		for _, m := range sm.Metrics {
-			out[m.Name] = m
-		}
-	}
-	return out, err
-}
 
 type want struct {
 	id, name string
@@ -76,9 +57,9 @@ var serverSensors = []want{
 }
 
 func TestReceiverServer(t *testing.T) {
-	root := expand(t, "server")
-	reader := sdkmetric.NewManualReader()
-	r, err := New(WithRoot(root), provider(reader))
+	root := procfstest.Expand(t, "testdata/server.txtar")
+	mp, reader := procfstest.NewProvider(t)
+	r, err := New(WithRoot(root), WithMeterProvider(mp))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -95,7 +76,7 @@ func TestReceiverServer(t *testing.T) {
 		}
 	}
 
-	got, err := collect(t, reader)
+	got, err := procfstest.CollectScope(t, reader, ScopeName)
 	if err != nil {
 		t.Fatalf("collect: %v", err)
 	}
@@ -104,11 +85,11 @@ func TestReceiverServer(t *testing.T) {
 	metricdatatest.AssertEqual(t, limits, got[semconv.HwTemperatureLimitName], metricdatatest.IgnoreTimestamp())
 
 	// The next collection reads the new values.
-	write(t, root, "sys/class/hwmon/hwmon1/temp1_input", "71500")
-	write(t, root, "sys/class/thermal/thermal_zone1/temp", "-1250")
+	procfstest.WriteFile(t, root, "sys/class/hwmon/hwmon1/temp1_input", "71500\n")
+	procfstest.WriteFile(t, root, "sys/class/thermal/thermal_zone1/temp", "-1250\n")
 	next := append([]want(nil), serverSensors...)
 	next[1].celsius, next[3].celsius = -1.25, 71.5
-	got, err = collect(t, reader)
+	got, err = procfstest.CollectScope(t, reader, ScopeName)
 	if err != nil {
 		t.Fatalf("collect: %v", err)
 	}
@@ -127,9 +108,9 @@ func TestReceiverServer(t *testing.T) {
 }
 
 func TestBrokenSensors(t *testing.T) {
-	root := expand(t, "broken")
-	reader := sdkmetric.NewManualReader()
-	r, err := New(WithRoot(root), provider(reader))
+	root := procfstest.Expand(t, "testdata/broken.txtar")
+	mp, reader := procfstest.NewProvider(t)
+	r, err := New(WithRoot(root), WithMeterProvider(mp))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -157,7 +138,7 @@ func TestBrokenSensors(t *testing.T) {
 			t.Errorf("sensor %s: unexpected Err %v", s.ID, s.Err)
 		}
 	}
-	got, err := collect(t, reader)
+	got, err := procfstest.CollectScope(t, reader, ScopeName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,9 +147,9 @@ func TestBrokenSensors(t *testing.T) {
 	metricdatatest.AssertEqual(t, limits, got[semconv.HwTemperatureLimitName], metricdatatest.IgnoreTimestamp())
 
 	// A reading that turns to garbage is left out and reported once.
-	write(t, root, "sys/class/hwmon/hwmon0/temp1_input", "")
+	procfstest.WriteFile(t, root, "sys/class/hwmon/hwmon0/temp1_input", "\n")
 	for i, wantErr := range []bool{true, false} {
-		got, err := collect(t, reader)
+		got, err := procfstest.CollectScope(t, reader, ScopeName)
 		if (err != nil) != wantErr {
 			t.Errorf("collection %d: error %v, want error %v", i, err, wantErr)
 		}
@@ -189,7 +170,7 @@ func TestUnsupported(t *testing.T) {
 		reason string
 	}{
 		{"no sys tree", func(t *testing.T) string { return t.TempDir() }, nil, "no thermal zone"},
-		{"every sensor refused", func(t *testing.T) string { return expand(t, "server") }, func(path string) (int, error) {
+		{"every sensor refused", func(t *testing.T) string { return procfstest.Expand(t, "testdata/server.txtar") }, func(path string) (int, error) {
 			if strings.HasSuffix(path, "/temp") || strings.HasSuffix(path, "_input") {
 				return -1, syscall.EACCES
 			}
@@ -198,7 +179,8 @@ func TestUnsupported(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := New(WithRoot(tt.root(t)), provider(sdkmetric.NewManualReader()), withOpener(tt.open))
+			mp, _ := procfstest.NewProvider(t)
+			r, err := New(WithRoot(tt.root(t)), WithMeterProvider(mp), withOpener(tt.open))
 			if r != nil || !errors.Is(err, receivers.ErrUnsupported) {
 				t.Fatalf("New = %v, %v; want an error matching ErrUnsupported", r, err)
 			}
@@ -210,25 +192,20 @@ func TestUnsupported(t *testing.T) {
 }
 
 func TestShutdown(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	r, err := New(WithRoot(expand(t, "server")), provider(reader))
-	if err != nil {
-		t.Fatal(err)
+	r, collect := procfstest.Start(t, func(mp metric.MeterProvider) (*Receiver, error) {
+		return New(WithRoot(procfstest.Expand(t, "testdata/server.txtar")), WithMeterProvider(mp))
+	})
+	if got, _ := collect(); len(got) == 0 {
+		t.Fatal("no metrics before Shutdown")
 	}
-	for range 2 {
-		if err := r.Shutdown(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, err := collect(t, reader); err != nil || len(got) != 0 {
-		t.Errorf("after Shutdown: %v, %v; want nothing", got, err)
-	}
+	procfstest.ShutdownTwice(t, r.Shutdown, collect)
 }
 
 // TestThisMachine runs the receiver on the real /sys: it reads sensors or
 // says why not. Nothing is skipped.
 func TestThisMachine(t *testing.T) {
-	r, err := New(WithRoot("/"), provider(sdkmetric.NewManualReader()))
+	mp, _ := procfstest.NewProvider(t)
+	r, err := New(WithRoot("/"), WithMeterProvider(mp))
 	if err != nil {
 		var ue *receivers.UnsupportedError
 		if !errors.As(err, &ue) || ue.Reason == "" {
@@ -255,8 +232,8 @@ func TestWithMetric(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reader := sdkmetric.NewManualReader()
-			r, err := New(append([]Option{WithRoot(expand(t, "server")), provider(reader)}, tt.opts...)...)
+			mp, reader := procfstest.NewProvider(t)
+			r, err := New(append([]Option{WithRoot(procfstest.Expand(t, "testdata/server.txtar")), WithMeterProvider(mp)}, tt.opts...)...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("New error %v, want %q", err, tt.wantErr)
@@ -267,18 +244,11 @@ func TestWithMetric(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Shutdown(context.Background())
-			got, err := collect(t, reader)
+			got, err := procfstest.CollectScope(t, reader, ScopeName)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(tt.want) {
-				t.Errorf("got %d metrics, want %v", len(got), tt.want)
-			}
-			for _, name := range tt.want {
-				if _, ok := got[name]; !ok {
-					t.Errorf("%s missing", name)
-				}
-			}
+			procfstest.AssertNames(t, got, tt.want...)
 		})
 	}
 }

@@ -4,6 +4,7 @@ package procfs
 
 import (
 	"errors"
+	"slices"
 	"syscall"
 )
 
@@ -101,4 +102,17 @@ func (f *File) Close() error {
 		return &PathError{Op: "close", Path: f.path, Err: err}
 	}
 	return nil
+}
+
+// ReadOnce opens path with open (Open when nil), reads it whole and closes
+// it: for small files read once, at construction. The content returned is
+// the caller's own.
+func ReadOnce(path string, open OpenFunc) ([]byte, error) {
+	f, err := OpenFile(path, open)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := f.Read()
+	return slices.Clone(b), err
 }

@@ -140,3 +140,18 @@ func BenchmarkFileRead(b *testing.B) {
 		})
 	}
 }
+
+func TestReadOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "name")
+	if err := os.WriteFile(path, []byte("package-0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadOnce(path, nil)
+	if err != nil || string(b) != "package-0\n" {
+		t.Fatalf("ReadOnce = %q, %v", b, err)
+	}
+	denied := func(string) (int, error) { return -1, syscall.EACCES }
+	if _, err := ReadOnce(path, denied); !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), path) {
+		t.Errorf("ReadOnce refused = %v, want a permission error naming the path", err)
+	}
+}

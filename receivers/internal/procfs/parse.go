@@ -2,6 +2,7 @@ package procfs
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 )
 
@@ -172,4 +173,13 @@ func CountList(b []byte) (int, bool) {
 		}
 	}
 	return n, true
+}
+
+// ClampInt64 converts a counter read as a uint64 for an Int64 instrument,
+// holding it at the largest int64 rather than wrapping negative.
+func ClampInt64(v uint64) int64 {
+	if v > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(v)
 }

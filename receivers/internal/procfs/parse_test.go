@@ -1,6 +1,8 @@
 package procfs
 
 import (
+	"math"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -13,7 +15,7 @@ func TestNextLine(t *testing.T) {
 		line, b = NextLine(b)
 		lines = append(lines, string(line))
 	}
-	if want := []string{"a b", "", "c"}; !equalStrings(lines, want) {
+	if want := []string{"a b", "", "c"}; !slices.Equal(lines, want) {
 		t.Errorf("lines = %q, want %q", lines, want)
 	}
 }
@@ -36,7 +38,7 @@ func TestFields(t *testing.T) {
 			for _, f := range got {
 				s = append(s, string(f))
 			}
-			if !equalStrings(s, tt.want) {
+			if !slices.Equal(s, tt.want) {
 				t.Errorf("Fields(%q) = %q, want %q", tt.in, s, tt.want)
 			}
 		})
@@ -162,14 +164,13 @@ func FuzzParseDecimal(f *testing.F) {
 	})
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+func TestClampInt64(t *testing.T) {
+	for _, tt := range []struct {
+		in   uint64
+		want int64
+	}{{0, 0}, {42, 42}, {math.MaxInt64, math.MaxInt64}, {math.MaxInt64 + 1, math.MaxInt64}, {math.MaxUint64, math.MaxInt64}} {
+		if got := ClampInt64(tt.in); got != tt.want {
+			t.Errorf("ClampInt64(%d) = %d, want %d", tt.in, got, tt.want)
 		}
 	}
-	return true
 }

@@ -20,3 +20,13 @@ func (e *PathError) Error() string { return fmt.Sprintf("%s %q: %v", e.Op, e.Pat
 // Unwrap returns the underlying error, so errors.Is(err, fs.ErrNotExist)
 // and errors.Is(err, syscall.ESRCH) work.
 func (e *PathError) Unwrap() error { return e.Err }
+
+// Truncate shortens what a file holds to 80 bytes, for an error message
+// that quotes it.
+func Truncate(b []byte) string {
+	const max = 80
+	if len(b) > max {
+		return string(b[:max]) + "..."
+	}
+	return string(b)
+}

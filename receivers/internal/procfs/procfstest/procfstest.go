@@ -1,20 +1,19 @@
-// Package procfstest holds test helpers for the host receivers: copying a
-// fixture tree somewhere writable, rewriting its files in place between
-// collections, and collecting through an SDK ManualReader. Only tests
-// import it (it uses the OpenTelemetry SDK, which receivers never do).
+// Package procfstest holds the receivers' test helpers: fixture trees
+// (copied somewhere writable, expanded from a text archive, rewritten in
+// place between collections), collecting through an SDK ManualReader and
+// comparing what was collected, and the checks every receiver's lifecycle
+// must pass (a cancelled collection, Shutdown during collections, Shutdown
+// twice, concurrent use) and its benchmarks. Only tests import it: it uses
+// the OpenTelemetry SDK, which receivers never do.
 package procfstest
 
 import (
-	"context"
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/metric/embedded"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 // CopyTree copies the fixture tree src (files, folders and symbolic links)
@@ -78,43 +77,39 @@ func WriteFile(t testing.TB, root, rel, content string) {
 	}
 }
 
-// NewProvider returns a MeterProvider with a ManualReader, shut down when
-// the test ends.
-func NewProvider(t testing.TB) (*sdkmetric.MeterProvider, *sdkmetric.ManualReader) {
+// Expand writes the files of the text archive at path (such as
+// testdata/xeon-2s.txtar) into a new temporary folder and returns that
+// folder, to be used as a receiver's root.
+//
+// Fixtures of /sys trees are archives rather than folder trees because
+// sysfs names such as intel-rapl:0 hold a colon, which Go module archives
+// refuse. The format is txtar's: a comment, then files, each introduced by
+// a line "-- path --".
+func Expand(t testing.TB, path string) string {
 	t.Helper()
-	r := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	return mp, r
-}
-
-// Collect collects once and returns every metric by name, with the error
-// the callbacks returned.
-func Collect(t testing.TB, r *sdkmetric.ManualReader) (map[string]metricdata.Metrics, error) {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	err := r.Collect(context.Background(), &rm)
-	out := map[string]metricdata.Metrics{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if _, dup := out[m.Name]; dup {
-				t.Errorf("metric %s appears twice", m.Name)
-			}
-			out[m.Name] = m
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	var name string
+	var content bytes.Buffer
+	flush := func() {
+		if name != "" {
+			WriteFile(t, root, filepath.FromSlash(name), content.String())
 		}
 	}
-	return out, err
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if l := strings.TrimSuffix(line, "\n"); strings.HasPrefix(l, "-- ") && strings.HasSuffix(l, " --") && len(l) > 6 {
+			flush()
+			name = strings.TrimSpace(l[3 : len(l)-3])
+			content.Reset()
+			continue
+		}
+		if name != "" {
+			content.WriteString(line)
+		}
+	}
+	flush()
+	return root
 }
-
-// Observer is a metric.Observer that only counts observations, to measure
-// a callback's own cost and allocations without the SDK's.
-type Observer struct {
-	embedded.Observer
-	N int
-}
-
-// ObserveFloat64 counts one observation.
-func (o *Observer) ObserveFloat64(metric.Float64Observable, float64, ...metric.ObserveOption) { o.N++ }
-
-// ObserveInt64 counts one observation.
-func (o *Observer) ObserveInt64(metric.Int64Observable, int64, ...metric.ObserveOption) { o.N++ }

@@ -45,3 +45,29 @@ func TestCollect(t *testing.T) {
 		t.Errorf("empty provider: %v, %v", got, err)
 	}
 }
+
+func TestExpand(t *testing.T) {
+	archive := filepath.Join(t.TempDir(), "zones.txtar")
+	WriteFile(t, filepath.Dir(archive), filepath.Base(archive), `A comment, not a file.
+-- sys/class/powercap/intel-rapl:0/name --
+package-0
+-- sys/class/powercap/intel-rapl:0/energy_uj --
+1000
+2000
+-- empty --
+`)
+	root := Expand(t, archive)
+	for name, want := range map[string]string{
+		"sys/class/powercap/intel-rapl:0/name":      "package-0\n",
+		"sys/class/powercap/intel-rapl:0/energy_uj": "1000\n2000\n",
+		"empty": "",
+	} {
+		if b, err := os.ReadFile(filepath.Join(root, name)); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", name, b, err, want)
+		}
+	}
+	entries, _ := os.ReadDir(root)
+	if len(entries) != 2 {
+		t.Errorf("root holds %d entries, want sys and empty (the comment is no file)", len(entries))
+	}
+}
