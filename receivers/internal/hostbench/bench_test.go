@@ -133,7 +133,7 @@ func BenchmarkCollect(b *testing.B) {
 	b.Run("ortel_same", func(b *testing.B) {
 		ratio(b, run(b, sameOpts))
 	})
-	// interleaved: the three sides in turn, in blocks, the median block of
+	// interleaved: the three sides (and the SDK floors) in turn, in blocks, the median block of
 	// each compared. Drift and other processes hit all sides alike, so its
 	// ratios are the steadiest on a shared machine.
 	b.Run("interleaved", func(b *testing.B) {
@@ -141,6 +141,8 @@ func BenchmarkCollect(b *testing.B) {
 			func(_ *testing.B, mp *sdkmetric.MeterProvider) error { return host.Start(host.WithMeterProvider(mp)) },
 			sameOpts,
 			ortel(nil, nil, nil),
+			floorSetup(12),
+			floorSetup(17),
 		}
 		collects := make([]func(), len(setups))
 		for i, setup := range setups {
@@ -172,12 +174,38 @@ func BenchmarkCollect(b *testing.B) {
 			}
 		}
 		contrib, same, all := median(per[0]), median(per[1]), median(per[2])
+		floor12, floor17 := median(per[3]), median(per[4])
 		b.ReportMetric(contrib, "contrib-ns")
 		b.ReportMetric(same, "same-ns")
 		b.ReportMetric(all, "ortel-ns")
 		b.ReportMetric(contrib/same, "x-cheaper-same")
 		b.ReportMetric(contrib/all, "x-cheaper-all")
+		// Each side's own work: its collection minus what the SDK alone
+		// costs for the same number of points (12 for contrib, 17 here).
+		b.ReportMetric((contrib-floor12)/max(same-floor17, 1), "x-cheaper-own")
 	})
+}
+
+// floorSetup registers the SDK floor of n points (see BenchmarkSDKFloor).
+func floorSetup(n int) func(*testing.B, *sdkmetric.MeterProvider) error {
+	return func(_ *testing.B, mp *sdkmetric.MeterProvider) error {
+		m := mp.Meter("floor")
+		c, err := semconv.NewSystemCPUTime(m)
+		if err != nil {
+			return err
+		}
+		opts := make([][]otelmetric.ObserveOption, n)
+		for i := range opts {
+			opts[i] = []otelmetric.ObserveOption{otelmetric.WithAttributeSet(attribute.NewSet(semconv.CPUModeUser, semconv.CPULogicalNumber(i)))}
+		}
+		_, err = m.RegisterCallback(func(_ context.Context, o otelmetric.Observer) error {
+			for i := range opts {
+				o.ObserveFloat64(c, float64(i), opts[i]...)
+			}
+			return nil
+		}, c)
+		return err
+	}
 }
 
 // BenchmarkSDKFloor is the cost the SDK alone adds to a collection of n
@@ -192,21 +220,7 @@ func BenchmarkSDKFloor(b *testing.B) {
 			reader := sdkmetric.NewManualReader()
 			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 			defer mp.Shutdown(context.Background())
-			m := mp.Meter("floor")
-			c, err := semconv.NewSystemCPUTime(m)
-			if err != nil {
-				b.Fatal(err)
-			}
-			opts := make([][]otelmetric.ObserveOption, n)
-			for i := range opts {
-				opts[i] = []otelmetric.ObserveOption{otelmetric.WithAttributeSet(attribute.NewSet(semconv.CPUModeUser, semconv.CPULogicalNumber(i)))}
-			}
-			if _, err := m.RegisterCallback(func(_ context.Context, o otelmetric.Observer) error {
-				for i := range opts {
-					o.ObserveFloat64(c, float64(i), opts[i]...)
-				}
-				return nil
-			}, c); err != nil {
+			if err := floorSetup(n)(b, mp); err != nil {
 				b.Fatal(err)
 			}
 			var rm metricdata.ResourceMetrics
