@@ -612,7 +612,11 @@ func checkPipeline(ctx context.Context, prom *Prom, tap *otlptest.Receiver) erro
 	}); err != nil {
 		return err
 	}
-	return CheckPipelineTree(tap.Spans())
+	// The request spans end last: wait until their batch has arrived too.
+	if err := tap.WaitSpans(ctx, func(s []otlptest.Span) bool { return CheckPipelineTree(s) == nil }); err != nil {
+		return fmt.Errorf("%w; last: %v", err, CheckPipelineTree(tap.Spans()))
+	}
+	return nil
 }
 
 // checkHardware: every expected hardware metric has series, each with the
