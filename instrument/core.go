@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	upstreamsemconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -123,10 +124,12 @@ func (c *core) begin(ctx context.Context, batch int64, profiled bool) (context.C
 	return c.tracer.Start(ctx, c.spanName, c.optsForBatch(batch, profiled)...)
 }
 
-// end records the run's duration and closes its span.
-func (c *core) end(ctx context.Context, span trace.Span, start, end time.Time, err error, profiled bool) {
+// end records the run's duration and closes its span. It returns the run's
+// error, as a *RunError carrying its error.type when the run failed.
+func (c *core) end(ctx context.Context, span trace.Span, start, end time.Time, err error, profiled bool) error {
 	d := end.Sub(start).Seconds()
 	if err != nil {
+		err = &RunError{Type: runErrorType(err), Err: err}
 		c.fail(ctx, span, err, d, profiled)
 	} else if profiled {
 		c.inst.runDuration.Record(ctx, d, c.recProfiled...)
@@ -135,6 +138,7 @@ func (c *core) end(ctx context.Context, span trace.Span, start, end time.Time, e
 	}
 	span.End()
 	c.counts.active.Add(-1)
+	return err
 }
 
 // fail marks the span and counts the error. Errors are rare, so this path may
@@ -155,7 +159,7 @@ func (c *core) recordCreation(ctx context.Context, start, end time.Time, err err
 		trace.WithTimestamp(start), trace.WithAttributes(c.spanAttrs...))
 	attrs := c.baseAttrs
 	if err != nil {
-		et := ErrorType(err)
+		et := runErrorType(err)
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
 		span.SetAttributes(attribute.String(attrErrorType, et))
@@ -168,21 +172,62 @@ func (c *core) recordCreation(ctx context.Context, start, end time.Time, err err
 // ErrClosed is returned by Run after Close.
 var ErrClosed = errors.New("ortel: session is closed")
 
-// ErrorType returns the low-cardinality error.type value for an error
-// returned by a run: canceled, deadline_exceeded, invalid_argument,
-// out_of_memory, session_closed, or ort_error for any other ONNX Runtime
-// failure. The Go binding does not expose ORT's error codes, so the type is
-// read from the message.
+// RunError is the error a failed run returns: ONNX Runtime's error (or the
+// context's) with the error.type recorded for it. errors.Is and errors.As
+// see through it to the underlying error.
+type RunError struct {
+	Type string // the error.type: canceled, invalid_argument, ort_error, ...
+	Err  error
+}
+
+func (e *RunError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *RunError) Unwrap() error { return e.Err }
+
+// ErrorType returns the error.type value.
+func (e *RunError) ErrorType() string { return e.Type }
+
+// ErrorType returns the low-cardinality error.type value of err, as stages
+// and generations record it: the value of an ErrorType() string method
+// anywhere in the chain (a *RunError says how a run failed), canceled or
+// deadline_exceeded for context errors, session_closed for ErrClosed, and
+// otherwise the error's Go type, as the OpenTelemetry semantic conventions
+// recommend for errors without a code.
 func ErrorType(err error) string {
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
+	}
+	var typed interface{ ErrorType() string }
+	if errors.As(err, &typed) {
+		return typed.ErrorType()
+	}
+	if t := contextErrorType(err); t != "" {
+		return t
+	}
+	return upstreamsemconv.ErrorType(err).Value.AsString()
+}
+
+func contextErrorType(err error) string {
+	switch {
 	case errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "deadline_exceeded"
 	case errors.Is(err, ErrClosed):
 		return "session_closed"
+	}
+	return ""
+}
+
+// runErrorType classifies an error ONNX Runtime returned for a run or a
+// session creation: canceled, deadline_exceeded, invalid_argument,
+// out_of_memory, session_closed, or ort_error for any other failure. The Go
+// binding does not expose ORT's error codes, so the type is read from the
+// message.
+func runErrorType(err error) string {
+	if t := contextErrorType(err); t != "" {
+		return t
 	}
 	msg := strings.ToLower(err.Error())
 	switch {

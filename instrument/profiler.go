@@ -267,7 +267,7 @@ func (c *core) runProfiled(ctx context.Context, w *window, batch int64, run func
 		p.forced.Add(-1)
 	}
 	w.mu.Unlock()
-	c.end(ctx, span, start, end, err, true)
+	err = c.end(ctx, span, start, end, err, true)
 	if full {
 		p.retire(w)
 	}

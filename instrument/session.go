@@ -127,8 +127,7 @@ func (s *DynamicSession) Run(ctx context.Context, inputs, outputs []ort.Value) e
 	if err = ctx.Err(); err == nil {
 		err = s.sess.Run(inputs, outputs)
 	}
-	s.end(ctx, span, start, time.Now(), err, false)
-	return err
+	return s.end(ctx, span, start, time.Now(), err, false)
 }
 
 // Unwrap returns the underlying session.
@@ -232,8 +231,7 @@ func (s *AdvancedSession) Run(ctx context.Context) error {
 	if err = ctx.Err(); err == nil {
 		err = s.sess.Run()
 	}
-	s.end(ctx, span, start, time.Now(), err, false)
-	return err
+	return s.end(ctx, span, start, time.Now(), err, false)
 }
 
 // Unwrap returns the underlying session.

@@ -3,6 +3,7 @@ package instrument
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -85,6 +86,10 @@ func TestRunErrorIsRecorded(t *testing.T) {
 	err = s.Run(context.Background(), []ort.Value{bad}, out)
 	if err == nil {
 		t.Fatal("a run with a wrongly shaped input succeeded")
+	}
+	var re *RunError
+	if !errors.As(err, &re) || re.Type != "invalid_argument" || re.Unwrap() == nil {
+		t.Errorf("Run returned %T %v, want a *RunError of type invalid_argument", err, err)
 	}
 	spans := spansNamed(p.spans, "run chain")
 	if len(spans) != 1 {
@@ -235,18 +240,43 @@ func TestWrapDynamic(t *testing.T) {
 	}
 }
 
-func TestErrorType(t *testing.T) {
+func TestRunErrorType(t *testing.T) {
 	tests := []struct {
 		err  error
 		want string
 	}{
-		{nil, ""},
 		{context.Canceled, "canceled"},
 		{context.DeadlineExceeded, "deadline_exceeded"},
 		{ErrClosed, "session_closed"},
 		{errors.New("Error running network: Got invalid dimensions for input: x for the following indices"), "invalid_argument"},
 		{errors.New("Failed to allocate memory for requested buffer of size 123"), "out_of_memory"},
 		{errors.New("Error running network: something else"), "ort_error"},
+	}
+	for _, tt := range tests {
+		if got := runErrorType(tt.err); got != tt.want {
+			t.Errorf("runErrorType(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+type codedError struct{}
+
+func (codedError) Error() string     { return "coded" }
+func (codedError) ErrorType() string { return "decode_failed" }
+
+// TestErrorType: stages and generations classify any error, not only ORT's:
+// a run's error keeps the type the run recorded, an error with an
+// ErrorType method gives its own, others their Go type.
+func TestErrorType(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{fmt.Errorf("stage: %w", &RunError{Type: "invalid_argument", Err: errors.New("Got invalid dimensions")}), "invalid_argument"},
+		{fmt.Errorf("stage: %w", codedError{}), "decode_failed"},
+		{fmt.Errorf("stage: %w", context.DeadlineExceeded), "deadline_exceeded"},
+		{errors.New("Got invalid dimensions, but not from a run"), "*errors.errorString"},
 	}
 	for _, tt := range tests {
 		if got := ErrorType(tt.err); got != tt.want {
