@@ -139,17 +139,23 @@ func WithNodeObserver(fn func(ProfiledNode)) Option {
 	return optionFunc(func(c *config) { c.nodeObserver = fn })
 }
 
+// ModelName is the default onnxruntime.model.name of a model file: its base
+// name without the extension ("det" for "models/det.onnx"), or "model" for
+// a model held in memory (path "").
+func ModelName(path string) string {
+	if path == "" {
+		return "model"
+	}
+	base := filepath.Base(path)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
 func newConfig(modelPath string, opts []Option) config {
 	c := config{
 		providers: []string{"CPUExecutionProvider"},
 		profiling: envProfiling(),
 	}
-	if modelPath != "" {
-		base := filepath.Base(modelPath)
-		c.modelName = strings.TrimSuffix(base, filepath.Ext(base))
-	} else {
-		c.modelName = "model"
-	}
+	c.modelName = ModelName(modelPath)
 	for _, o := range opts {
 		o.apply(&c)
 	}

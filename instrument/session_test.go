@@ -312,3 +312,16 @@ func TestRunCountersOutliveSessions(t *testing.T) {
 		}
 	}
 }
+
+func TestModelName(t *testing.T) {
+	for path, want := range map[string]string{
+		"models/ch_PP-OCRv4_det_infer.onnx": "ch_PP-OCRv4_det_infer",
+		"/abs/v1.2/model.ort":               "model",
+		"noext":                             "noext",
+		"":                                  "model",
+	} {
+		if got := ModelName(path); got != want {
+			t.Errorf("ModelName(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

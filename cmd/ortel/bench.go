@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/views"
 	"github.com/ortel-dev/ortel/internal/analysis"
 	"github.com/ortel-dev/ortel/internal/bench"
@@ -272,8 +273,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 
 	out := f.out
 	if out == "" {
-		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		out = filepath.Join("ortel-out", base+"-"+time.Now().Format("20060102-150405"))
+		out = filepath.Join("ortel-out", instrument.ModelName(path)+"-"+time.Now().Format("20060102-150405"))
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output folder %q: %w", out, err)

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
@@ -38,15 +38,8 @@ func describeModel(path string) (*modelInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %q is not a valid ONNX model: %w", path, err)
 	}
-	base := path
-	if i := lastSlash(base); i >= 0 {
-		base = base[i+1:]
-	}
-	if n := len(base) - len(".onnx"); n > 0 && base[n:] == ".onnx" {
-		base = base[:n]
-	}
 	mi := &modelInfo{inputs: ins, outputs: outs, report: report.Model{
-		Name: base, Path: path, SizeBytes: size, SHA256: hex.EncodeToString(h.Sum(nil)),
+		Name: instrument.ModelName(path), Path: path, SizeBytes: size, SHA256: hex.EncodeToString(h.Sum(nil)),
 	}}
 	if md, err := ort.GetModelMetadata(path); err == nil {
 		mi.report.Producer, _ = md.GetProducerName()
@@ -60,13 +53,4 @@ func describeModel(path string) (*modelInfo, error) {
 		mi.report.Outputs = append(mi.report.Outputs, report.Tensor{Name: o.Name, Type: typeName(o.DataType), Declared: o.Dimensions})
 	}
 	return mi, nil
-}
-
-func lastSlash(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '/' || (runtime.GOOS == "windows" && s[i] == '\\') {
-			return i
-		}
-	}
-	return -1
 }
