@@ -78,12 +78,11 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		}
 		pids = append(pids, n)
 	}
-	tel, err := telemetry.Setup(ctx, telemetry.Config{
-		ServiceName: "ortel-agent", ServiceVersion: version,
-		OutputDir: out, Endpoint: endpoint, MetricInterval: interval,
+	tel, err := startTelemetry(ctx, e, "agent", telemetry.Config{
+		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, MetricInterval: interval,
 	})
 	if err != nil {
-		return fmt.Errorf("set up telemetry: %w", err)
+		return err
 	}
 	// NVML starts in the background (GPUWait 0): a slow driver does not
 	// delay the start; GPUs join the export when found.
@@ -116,10 +115,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	<-ctx.Done()
 
 	// The telemetry's final export collects once more, then the receivers stop.
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	shutdownErr := tel.Shutdown(sctx)
-	set.Shutdown(sctx)
+	shutdownErr := stopTelemetry(ctx, tel)
+	set.Shutdown(context.WithoutCancel(ctx))
 	if !quiet {
 		st := tel.Stats()
 		fmt.Fprintf(e.stderr, "ortel agent: stopped after %s: %d metric exports (%d failed), peak RSS %s\n",

@@ -112,3 +112,17 @@ func TestDoctorListsEverySource(t *testing.T) {
 		t.Errorf("doctor text:\n%s", text)
 	}
 }
+
+// TestCommandsPrintTelemetryWarnings: a bad OTEL_* value is reported once by
+// every command that exports, and the default is used.
+func TestCommandsPrintTelemetryWarnings(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "soon")
+	code, _, stderr := ortel(t, "agent", "--duration", "10ms", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(stderr, "ortel agent: warning:"); n != 1 || !strings.Contains(stderr, "OTEL_EXPORTER_OTLP_TIMEOUT") {
+		t.Errorf("want one warning naming OTEL_EXPORTER_OTLP_TIMEOUT, got %d:\n%s", n, stderr)
+	}
+}

@@ -279,18 +279,11 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("create output folder %q: %w", out, err)
 	}
 
-	tel, err := telemetry.Setup(ctx, telemetry.Config{
-		ServiceName:    "ortel",
-		ServiceVersion: version,
-		OutputDir:      out,
-		Endpoint:       f.endpoint,
-		Views:          views.FromEnv(),
+	tel, err := startTelemetry(ctx, e, "bench", telemetry.Config{
+		ServiceName: "ortel", OutputDir: out, Endpoint: f.endpoint, Views: views.FromEnv(),
 	})
 	if err != nil {
-		return fmt.Errorf("set up telemetry: %w", err)
-	}
-	for _, w := range tel.Resolved.Warnings {
-		fmt.Fprintf(e.stderr, "ortel bench: warning: %s\n", w)
+		return err
 	}
 	// Remembers the profiled runs' span contexts, so the analysis can put
 	// its findings in their traces.
@@ -335,9 +328,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 
 	// Flush what was recorded even when the bench failed: nothing already
 	// measured is lost.
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-	shutdownErr := tel.Shutdown(sctx)
-	cancel()
+	shutdownErr := stopTelemetry(ctx, tel)
 	if benchErr != nil {
 		return errors.Join(benchErr, shutdownErr)
 	}

@@ -79,15 +79,11 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output folder %q: %w", out, err)
 	}
-	tel, err := telemetry.Setup(ctx, telemetry.Config{
-		ServiceName: "ortel", ServiceVersion: version,
-		OutputDir: out, Endpoint: endpoint, Views: views.FromEnv(),
+	tel, err := startTelemetry(ctx, e, "import", telemetry.Config{
+		ServiceName: "ortel", OutputDir: out, Endpoint: endpoint, Views: views.FromEnv(),
 	})
 	if err != nil {
-		return fmt.Errorf("set up telemetry: %w", err)
-	}
-	for _, w := range tel.Resolved.Warnings {
-		fmt.Fprintf(e.stderr, "ortel import: warning: %s\n", w)
+		return err
 	}
 	opts := []instrument.Option{
 		instrument.WithModelName(model),
@@ -111,9 +107,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			errs = append(errs, err)
 		}
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-	defer cancel()
-	if err := tel.Shutdown(sctx); err != nil {
+	if err := stopTelemetry(ctx, tel); err != nil {
 		errs = append(errs, fmt.Errorf("telemetry shutdown: %w", err))
 	}
 	if tel.Resolved.Mode == "file" {

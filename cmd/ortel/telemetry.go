@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ortel-dev/ortel/internal/telemetry"
+)
+
+// startTelemetry sets up the command's exporters (ServiceVersion is
+// ortel's version) and prints the configuration warnings once, prefixed
+// with the command's name.
+func startTelemetry(ctx context.Context, e *env, command string, cfg telemetry.Config) (*telemetry.Telemetry, error) {
+	cfg.ServiceVersion = version
+	tel, err := telemetry.Setup(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("set up telemetry: %w", err)
+	}
+	for _, w := range tel.Resolved.Warnings {
+		fmt.Fprintf(e.stderr, "ortel %s: warning: %s\n", command, w)
+	}
+	return tel, nil
+}
+
+// stopTelemetry flushes and shuts the exporters down, also after ctx was
+// canceled (Ctrl-C): what was recorded is not lost. Shutdown bounds itself
+// by the configuration's ShutdownTimeout.
+func stopTelemetry(ctx context.Context, tel *telemetry.Telemetry) error {
+	return tel.Shutdown(context.WithoutCancel(ctx))
+}
