@@ -172,3 +172,27 @@ func TestSamplerStopWithoutStart(t *testing.T) {
 		t.Errorf("Stop without Start = %+v, want nil", h)
 	}
 }
+
+// TestSamplerReportsReadErrors: a counter that breaks during the phase is
+// reported in the summary, once, instead of vanishing.
+func TestSamplerReportsReadErrors(t *testing.T) {
+	root := t.TempDir()
+	writeZone(t, root, "intel-rapl:0", "package-0", 1_000_000_000)
+	r, err := rapl.New(rapl.WithRoot(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &Set{RAPL: r, statuses: []Status{{Source: "rapl", Available: true}}}
+	defer set.Shutdown(context.Background())
+	s := NewSampler(set, time.Hour, -1)
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "sys/class/powercap/intel-rapl:0/energy_uj"), []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := s.Stop(1)
+	if len(h.ReadErrors) != 1 || !strings.HasPrefix(h.ReadErrors[0], "rapl: ") {
+		t.Fatalf("read errors = %q, want one naming rapl", h.ReadErrors)
+	}
+}

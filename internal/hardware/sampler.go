@@ -40,6 +40,7 @@ type Sampler struct {
 	idleW   map[string]float64 // energy counter id -> idle watts
 	acc     accum
 	series  []report.HardwareSample
+	errMu   sync.Mutex // guards errs: read notes failures with or without mu held
 	errs    []string
 	started bool
 }
@@ -176,6 +177,8 @@ func (s *Sampler) read(ctx context.Context) reading {
 
 func (s *Sampler) note(source string, err error) {
 	msg := source + ": " + err.Error()
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
 	for _, e := range s.errs {
 		if e == msg {
 			return
@@ -390,6 +393,9 @@ func (s *Sampler) summary(final reading, runs int) *report.Hardware {
 	if len(h.Energy) == 0 {
 		h.EnergyUnavailable = s.energyReason()
 	}
+	s.errMu.Lock()
+	h.ReadErrors = append([]string(nil), s.errs...)
+	s.errMu.Unlock()
 	tids := make([]string, 0, len(s.acc.tempMax))
 	for id := range s.acc.tempMax {
 		tids = append(tids, id)
@@ -414,11 +420,4 @@ func (s *Sampler) energyReason() string {
 		return "no energy counter was readable during the measured phase"
 	}
 	return "no energy source on this machine (" + strings.Join(parts, "; ") + ")"
-}
-
-// Errors lists the reading failures met while sampling, once each.
-func (s *Sampler) Errors() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.errs...)
 }

@@ -22,6 +22,9 @@ type Hardware struct {
 	Energy []EnergyUse `json:"energy,omitempty"`
 	// EnergyUnavailable says why there is no energy reading.
 	EnergyUnavailable string `json:"energy_unavailable,omitempty"`
+	// ReadErrors lists the readings that failed while sampling, once each
+	// (a source that worked at the start and then failed).
+	ReadErrors []string `json:"read_errors,omitempty"`
 	// Temperatures are the highest readings of each sensor.
 	Temperatures []TemperatureMax `json:"temperatures,omitempty"`
 

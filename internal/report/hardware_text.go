@@ -54,6 +54,9 @@ func writeHardwareText(p *printer, h *Hardware) {
 		}
 		p.f("\n")
 	}
+	for _, e := range h.ReadErrors {
+		p.f("  read error %s\n", e)
+	}
 	var on, off []string
 	for _, s := range h.Sources {
 		if s.Available {
