@@ -1,6 +1,7 @@
 package instrument_test
 
 import (
+	"compress/gzip"
 	"context"
 	"fmt"
 	"log"
@@ -80,13 +81,27 @@ func parentName(rec *tracetest.SpanRecorder, id string) string {
 	return "?"
 }
 
-// ExampleImportProfileFile turns a profile written by ORT in any language
-// into spans.
-func ExampleImportProfileFile() {
-	tp := sdktrace.NewTracerProvider()
+// ExampleImportProfile turns a profile written by ORT in any language into
+// spans: here a real two-run profile of PaddleOCR's text classifier.
+func ExampleImportProfile() {
+	f, err := os.Open("profile/testdata/cls_2runs.json.gz")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	profileJSON, err := gzip.NewReader(f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	defer tp.Shutdown(context.Background())
-	st, err := instrument.ImportProfileFile(context.Background(), "no-such-profile.json", time.Time{},
-		instrument.WithTracerProvider(tp), instrument.WithModelName("det"))
-	fmt.Println(st.Runs, err != nil)
-	// Output: 0 true
+	origin := time.Date(2026, 11, 22, 10, 31, 7, 0, time.UTC) // when the session was created
+	st, err := instrument.ImportProfile(context.Background(), profileJSON, origin,
+		instrument.WithTracerProvider(tp), instrument.WithModelName("cls"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d runs, %d operator spans per run\n", st.Runs, st.Nodes/st.Runs)
+	// Output: 2 runs, 235 operator spans per run
 }

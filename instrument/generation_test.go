@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/testenv"
@@ -63,13 +64,18 @@ func TestGenerationTimesFromTokenTimestamps(t *testing.T) {
 		p := newProviders(t)
 		gens := NewGenerations(p.opts(WithModelName("tiny"))...)
 		ctx, g := gens.Start(context.Background(), 12)
+		if phaseName(ctx) != "prefill" {
+			t.Errorf("Start's context carries %q, want the prefill span", phaseName(ctx))
+		}
 		time.Sleep(30 * time.Millisecond) // prefill
 		ctx = g.Token()
 		for i := 0; i < 4; i++ {
 			time.Sleep(10 * time.Millisecond)
 			ctx = g.Token()
 		}
-		_ = ctx
+		if phaseName(ctx) != "decode" {
+			t.Errorf("Token's context carries %q, want the decode span", phaseName(ctx))
+		}
 		time.Sleep(5 * time.Millisecond) // cleanup after the last token: not in TPOT
 		g.SetKVCacheBytes(4096)
 		s := g.End(nil)
@@ -387,4 +393,12 @@ func TestKVCacheBytes(t *testing.T) {
 	if got := KVCacheBytes(names, vals[:1]); got != 0 {
 		t.Errorf("short values: %d, want 0 (no present tensor among them)", got)
 	}
+}
+
+// phaseName is the name of the span in ctx (an SDK span).
+func phaseName(ctx context.Context) string {
+	if ro, ok := trace.SpanFromContext(ctx).(sdktrace.ReadOnlySpan); ok {
+		return ro.Name()
+	}
+	return ""
 }

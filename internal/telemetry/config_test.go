@@ -60,7 +60,7 @@ func writeCert(t *testing.T) (certFile, keyFile string) {
 func attrValue(attrs []attribute.KeyValue, key string) (string, bool) {
 	for _, kv := range attrs {
 		if string(kv.Key) == key {
-			return kv.Value.Emit(), true
+			return kv.Value.String(), true
 		}
 	}
 	return "", false

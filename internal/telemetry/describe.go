@@ -34,7 +34,7 @@ func (r Resolved) Describe() []string {
 		if kv.Key == "service.name" || kv.Key == "service.version" {
 			continue
 		}
-		attrs = append(attrs, string(kv.Key)+"="+kv.Value.Emit())
+		attrs = append(attrs, string(kv.Key)+"="+kv.Value.String())
 	}
 	if len(attrs) > 0 {
 		add("resource: %s (plus detected host, os, process and telemetry.sdk attributes)", strings.Join(attrs, ", "))

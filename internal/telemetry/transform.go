@@ -140,14 +140,7 @@ func histogramToProto[N int64 | float64](h metricdata.Histogram[N]) (*metricspb.
 			ExplicitBounds:    p.Bounds,
 			Exemplars:         exemplarsToProto(p.Exemplars),
 		}
-		if v, ok := p.Min.Value(); ok {
-			f := float64(v)
-			dp.Min = &f
-		}
-		if v, ok := p.Max.Value(); ok {
-			f := float64(v)
-			dp.Max = &f
-		}
+		dp.Min, dp.Max = extremum(p.Min), extremum(p.Max)
 		pts = append(pts, dp)
 	}
 	return &metricspb.Metric_Histogram{Histogram: &metricspb.Histogram{AggregationTemporality: t, DataPoints: pts}}, nil
@@ -174,19 +167,23 @@ func expHistogramToProto[N int64 | float64](h metricdata.ExponentialHistogram[N]
 			Negative:          &metricspb.ExponentialHistogramDataPoint_Buckets{Offset: p.NegativeBucket.Offset, BucketCounts: p.NegativeBucket.Counts},
 			Exemplars:         exemplarsToProto(p.Exemplars),
 		}
-		if v, ok := p.Min.Value(); ok {
-			f := float64(v)
-			dp.Min = &f
-		}
-		if v, ok := p.Max.Value(); ok {
-			f := float64(v)
-			dp.Max = &f
-		}
+		dp.Min, dp.Max = extremum(p.Min), extremum(p.Max)
 		pts = append(pts, dp)
 	}
 	return &metricspb.Metric_ExponentialHistogram{ExponentialHistogram: &metricspb.ExponentialHistogram{
 		AggregationTemporality: t, DataPoints: pts,
 	}}, nil
+}
+
+// extremum converts a histogram minimum or maximum: nil when it was not
+// recorded.
+func extremum[N int64 | float64](e metricdata.Extrema[N]) *float64 {
+	v, ok := e.Value()
+	if !ok {
+		return nil
+	}
+	f := float64(v)
+	return &f
 }
 
 func summaryPoints(pts []metricdata.SummaryDataPoint) []*metricspb.SummaryDataPoint {
