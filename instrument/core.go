@@ -47,7 +47,10 @@ type core struct {
 	closed atomic.Bool
 }
 
-func newCore(modelPath string, opts []Option) (*core, error) {
+// newCore builds what a session shares. It cannot fail: a meter that
+// refuses an instrument is reported through otel.Handle and inference goes
+// on without that instrument.
+func newCore(modelPath string, opts []Option) *core {
 	cfg := newConfig(modelPath, opts)
 	c := &core{
 		cfg:       cfg,
@@ -74,7 +77,7 @@ func newCore(modelPath string, opts []Option) (*core, error) {
 	c.recOK = []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(c.baseAttrs, attribute.Bool(attrRunProfiled, false))...))}
 	c.recProfiled = []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(c.baseAttrs, attribute.Bool(attrRunProfiled, true))...))}
 	c.counts = cellFor(cfg.meterProvider, meter, attribute.NewSet(c.baseAttrs...))
-	return c, nil
+	return c
 }
 
 // buildStartOpts returns the span start options of a run, without and with

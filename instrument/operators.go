@@ -349,10 +349,7 @@ type ImportStats struct {
 // usually when the profiled session was created. It uses the same options as
 // sessions (providers, model name).
 func ImportProfile(ctx context.Context, r io.Reader, origin time.Time, opts ...Option) (ImportStats, error) {
-	c, err := newCore("", opts)
-	if err != nil {
-		return ImportStats{}, err
-	}
+	c := newCore("", opts)
 	var st ImportStats
 	var g grouper
 	rd := profile.NewReader(r)

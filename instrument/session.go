@@ -60,10 +60,7 @@ func NewDynamicSessionWithONNXData(ctx context.Context, onnxData []byte, inputNa
 
 func newDynamic(ctx context.Context, m model, inputNames, outputNames []string,
 	sessOpts *ort.SessionOptions, opts []Option) (*DynamicSession, error) {
-	c, err := newCore(m.path, opts)
-	if err != nil {
-		return nil, err
-	}
+	c := newCore(m.path, opts)
 	create := func(o *ort.SessionOptions) (*ort.DynamicAdvancedSession, error) {
 		if m.path != "" {
 			return ort.NewDynamicAdvancedSession(m.path, inputNames, outputNames, o)
@@ -98,10 +95,7 @@ func WrapDynamic(sess *ort.DynamicAdvancedSession, opts ...Option) (*DynamicSess
 	if sess == nil {
 		return nil, errors.New("ortel: WrapDynamic: nil session")
 	}
-	c, err := newCore("", opts)
-	if err != nil {
-		return nil, err
-	}
+	c := newCore("", opts)
 	return &DynamicSession{core: c, sess: sess}, nil
 }
 
@@ -172,10 +166,7 @@ func NewAdvancedSessionWithONNXData(ctx context.Context, onnxData []byte, inputN
 
 func newAdvanced(ctx context.Context, m model, inputNames, outputNames []string,
 	inputs, outputs []ort.Value, sessOpts *ort.SessionOptions, opts []Option) (*AdvancedSession, error) {
-	c, err := newCore(m.path, opts)
-	if err != nil {
-		return nil, err
-	}
+	c := newCore(m.path, opts)
 	create := func(o *ort.SessionOptions) (*ort.AdvancedSession, error) {
 		if m.path != "" {
 			return ort.NewAdvancedSession(m.path, inputNames, outputNames, inputs, outputs, o)
@@ -206,10 +197,7 @@ func WrapAdvanced(sess *ort.AdvancedSession, opts ...Option) (*AdvancedSession, 
 	if sess == nil {
 		return nil, errors.New("ortel: WrapAdvanced: nil session")
 	}
-	c, err := newCore("", opts)
-	if err != nil {
-		return nil, err
-	}
+	c := newCore("", opts)
 	return &AdvancedSession{core: c, sess: sess, batch: -1}, nil
 }
 

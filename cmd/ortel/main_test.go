@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,20 +253,9 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestImportRealProfile(t *testing.T) {
-	gz, err := os.Open("../../instrument/profile/testdata/cls_2runs.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gz.Close()
-	zr, err := gzip.NewReader(gz)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	prof := filepath.Join(dir, "onnxruntime_profile__2026-11-22_10-31-07.json")
-	f, _ := os.Create(prof)
-	io.Copy(f, zr)
-	f.Close()
+	prof := gunzipTo(t, "../../instrument/profile/testdata/cls_2runs.json.gz",
+		filepath.Join(dir, "onnxruntime_profile__2026-11-22_10-31-07.json"))
 	out := filepath.Join(dir, "out")
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
 	code, stdout, stderr := ortel(t, "import", "--model", "cls", "--out", out, prof)

@@ -17,7 +17,14 @@ import (
 // testdata to a temporary report.json.
 func realRun(t *testing.T) string {
 	t.Helper()
-	gz, err := os.Open("../../internal/report/testdata/det_report.json.gz")
+	return gunzipTo(t, "../../internal/report/testdata/det_report.json.gz", filepath.Join(t.TempDir(), "report.json"))
+}
+
+// gunzipTo writes the gzipped testdata file src, decompressed, to dst and
+// returns dst.
+func gunzipTo(t *testing.T, src, dst string) string {
+	t.Helper()
+	gz, err := os.Open(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,16 +33,15 @@ func realRun(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "report.json")
-	f, err := os.Create(p)
+	f, err := os.Create(dst)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close()
 	if _, err := io.Copy(f, zr); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
-	return p
+	return dst
 }
 
 func TestReportFormats(t *testing.T) {
