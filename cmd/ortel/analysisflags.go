@@ -91,15 +91,11 @@ func analyzeReport(ctx context.Context, rep *report.Report, opts []analysis.Opti
 // span context) and the analysis gauges — through tel's providers, so
 // they leave with the rest of the run. A failed export is a note in the
 // report, not a failed bench.
-func analyzeAndExport(ctx context.Context, rep *report.Report, tp trace.TracerProvider, mp metric.MeterProvider, runs *analysis.RunRecorder, opts []analysis.Option) error {
+func analyzeAndExport(ctx context.Context, rep *report.Report, tp trace.TracerProvider, mp metric.MeterProvider, opts []analysis.Option) error {
 	if err := analyzeReport(ctx, rep, opts); err != nil {
 		return err
 	}
-	eopts := []analysis.Option{analysis.WithTracerProvider(tp), analysis.WithMeterProvider(mp)}
-	if runs != nil {
-		eopts = append(eopts, analysis.WithRunSpans(runs.SpanContexts()))
-	}
-	if err := analysis.Export(ctx, rep, eopts...); err != nil {
+	if err := analysis.Export(ctx, rep, analysis.WithTracerProvider(tp), analysis.WithMeterProvider(mp)); err != nil {
 		rep.Analysis.Notes = append(rep.Analysis.Notes, "analysis telemetry: "+err.Error())
 	}
 	return nil

@@ -14,7 +14,6 @@ import (
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/views"
-	"github.com/ortel-dev/ortel/internal/analysis"
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/models"
@@ -285,10 +284,6 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Remembers the profiled runs' span contexts, so the analysis can put
-	// its findings in their traces.
-	runs := analysis.NewRunRecorder()
-	tel.TracerProvider.RegisterSpanProcessor(runs)
 
 	// Hardware receivers export through the bench's providers, and a sampler
 	// summarizes them over the measured phase. They stop after the
@@ -323,7 +318,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	rep, benchErr := bench.Run(ctx, cfg)
 	if benchErr == nil {
-		benchErr = analyzeAndExport(ctx, rep, tel.TracerProvider, tel.MeterProvider, runs, aopts)
+		benchErr = analyzeAndExport(ctx, rep, tel.TracerProvider, tel.MeterProvider, aopts)
 	}
 
 	// Flush what was recorded even when the bench failed: nothing already

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,6 +158,33 @@ func TestBenchWritesReportAndOTLPFiles(t *testing.T) {
 	}
 	if ops != 2*rep.Operators.Nodes {
 		t.Errorf("operator spans = %d, want 2 runs × %d nodes", ops, rep.Operators.Nodes)
+	}
+	// The report points at the profiled runs' spans, and the analysis span
+	// hangs under the last of them.
+	if len(rep.Operators.RunSpans) != 2 {
+		t.Fatalf("report run_spans = %v, want the 2 profiled runs", rep.Operators.RunSpans)
+	}
+	for _, ref := range rep.Operators.RunSpans {
+		found := false
+		for _, r := range runs {
+			if hex.EncodeToString(r.TraceId) == ref.TraceID && hex.EncodeToString(r.SpanId) == ref.SpanID {
+				v, _ := attrValue(r, "onnxruntime.run.profiled")
+				found = strings.Contains(v, "true")
+			}
+		}
+		if !found {
+			t.Errorf("run_spans entry %+v is no profiled run span in traces.jsonl", ref)
+		}
+	}
+	last := rep.Operators.RunSpans[1]
+	analyzed := false
+	for _, s := range spans {
+		if s.Name == "analyze chain" {
+			analyzed = hex.EncodeToString(s.ParentSpanId) == last.SpanID && hex.EncodeToString(s.TraceId) == last.TraceID
+		}
+	}
+	if !analyzed {
+		t.Error("no analysis span under the last profiled run")
 	}
 	m := lastMetric(t, filepath.Join(out, "metrics.jsonl"), "onnxruntime.run.duration")
 	if m == nil {

@@ -39,7 +39,6 @@ type config struct {
 
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
-	runSpans       []trace.SpanContext
 }
 
 // Option configures Analyze and Export.
@@ -122,13 +121,6 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // MeterProvider).
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return optionFunc(func(c *config) { c.meterProvider = mp })
-}
-
-// WithRunSpans gives Export the span contexts of the profiled runs (see
-// RunRecorder): the analysis span becomes a child of the last and links to
-// every one.
-func WithRunSpans(sc []trace.SpanContext) Option {
-	return optionFunc(func(c *config) { c.runSpans = sc })
 }
 
 func (c *config) progressf(format string, args ...any) {

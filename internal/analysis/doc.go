@@ -28,7 +28,7 @@
 // telemetry. Since the profiled runs' spans have ended when the analysis
 // runs, Export puts the findings on a span of its own, "analyze <model>",
 // a child of the last profiled run (same trace) linked to every profiled
-// run (RunRecorder collects their span contexts), with one event
+// run (the report's operators.run_spans), with one event
 // "ortel.finding" per finding (attributes ortel.finding.rule, .severity,
 // .impact, .title, .recommendation, .evidence).
 //

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/internal/report"
@@ -49,17 +47,17 @@ func Export(ctx context.Context, rep *report.Report, opts ...Option) error {
 		return errors.New("export analysis: the report has no analysis section")
 	}
 	cfg := newConfig(opts)
-	exportSpan(ctx, cfg, rep.Model.Name, a)
+	exportSpan(ctx, cfg, rep.Model.Name, a, runSpans(rep.Operators))
 	return exportMetrics(ctx, cfg, rep.Model.Name, a)
 }
 
-func exportSpan(ctx context.Context, cfg *config, model string, a *report.Analysis) {
+func exportSpan(ctx context.Context, cfg *config, model string, a *report.Analysis, runs []trace.SpanContext) {
 	tracer := cfg.tracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(Version))
 	sopts := []trace.SpanStartOption{trace.WithAttributes(semconv.OnnxruntimeModelName(model))}
-	if n := len(cfg.runSpans); n > 0 {
-		ctx = trace.ContextWithSpanContext(ctx, cfg.runSpans[n-1])
+	if n := len(runs); n > 0 {
+		ctx = trace.ContextWithSpanContext(ctx, runs[n-1])
 		var links []trace.Link
-		for _, sc := range cfg.runSpans[max(0, n-maxLinks):] {
+		for _, sc := range runs[max(0, n-maxLinks):] {
 			links = append(links, trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{attribute.Bool(string(semconv.OnnxruntimeRunProfiledKey), true)}})
 		}
 		sopts = append(sopts, trace.WithLinks(links...))
@@ -190,56 +188,20 @@ func exportMetrics(ctx context.Context, cfg *config, model string, a *report.Ana
 	return nil
 }
 
-// maxRunSpans bounds what a RunRecorder keeps.
-const maxRunSpans = 1000
-
-// RunRecorder is a span processor that remembers the span contexts of
-// profiled runs (spans with onnxruntime.run.profiled=true), so Export can
-// attach the analysis to them. Register it on the SDK TracerProvider before
-// the bench runs:
-//
-//	rec := analysis.NewRunRecorder()
-//	tp.RegisterSpanProcessor(rec)
-//
-// It keeps the most recent 1000. It is safe for concurrent use.
-type RunRecorder struct {
-	mu    sync.Mutex
-	spans []trace.SpanContext
-}
-
-var _ sdktrace.SpanProcessor = (*RunRecorder)(nil)
-
-// NewRunRecorder returns an empty RunRecorder.
-func NewRunRecorder() *RunRecorder { return &RunRecorder{} }
-
-// OnStart does nothing: whether a run was profiled is known at its start,
-// but only ended spans are kept.
-func (r *RunRecorder) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-
-// OnEnd keeps the span context of a profiled run.
-func (r *RunRecorder) OnEnd(s sdktrace.ReadOnlySpan) {
-	for _, kv := range s.Attributes() {
-		if kv.Key == semconv.OnnxruntimeRunProfiledKey && kv.Value.Type() == attribute.BOOL && kv.Value.AsBool() {
-			r.mu.Lock()
-			if len(r.spans) == maxRunSpans {
-				r.spans = append(r.spans[:0], r.spans[1:]...)
-			}
-			r.spans = append(r.spans, s.SpanContext())
-			r.mu.Unlock()
-			return
-		}
+// runSpans turns the report's references to the profiled runs' spans
+// into span contexts; references that do not parse are skipped.
+func runSpans(ops *report.Operators) []trace.SpanContext {
+	if ops == nil {
+		return nil
 	}
-}
-
-// Shutdown does nothing.
-func (r *RunRecorder) Shutdown(context.Context) error { return nil }
-
-// ForceFlush does nothing.
-func (r *RunRecorder) ForceFlush(context.Context) error { return nil }
-
-// SpanContexts returns the profiled runs seen so far, oldest first.
-func (r *RunRecorder) SpanContexts() []trace.SpanContext {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]trace.SpanContext(nil), r.spans...)
+	out := make([]trace.SpanContext, 0, len(ops.RunSpans))
+	for _, r := range ops.RunSpans {
+		tid, err1 := trace.TraceIDFromHex(r.TraceID)
+		sid, err2 := trace.SpanIDFromHex(r.SpanID)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}))
+	}
+	return out
 }

@@ -1,9 +1,12 @@
 package bench
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/profile"
@@ -19,6 +22,7 @@ type opCollector struct {
 	lastRun  int64
 	timeline []report.NodeTiming
 	runStart map[int64]time.Time
+	runSpan  map[int64]trace.SpanContext
 }
 
 func newOpCollector() *opCollector {
@@ -27,6 +31,7 @@ func newOpCollector() *opCollector {
 		runs:     map[int64]int{},
 		provider: map[int64]map[string]int{},
 		runStart: map[int64]time.Time{},
+		runSpan:  map[int64]trace.SpanContext{},
 		lastRun:  -1,
 	}
 }
@@ -44,6 +49,9 @@ func (c *opCollector) observe(n instrument.ProfiledNode) {
 	t.Calls++
 	t.TotalS += float64(ev.Dur) / 1e6
 	c.runs[n.Run]++
+	if n.RunSpan.IsValid() {
+		c.runSpan[n.Run] = n.RunSpan
+	}
 	if c.provider[n.Run] == nil {
 		c.provider[n.Run] = map[string]int{}
 	}
@@ -104,6 +112,15 @@ func (c *opCollector) summary(profileRuns int) *report.Operators {
 	}
 	sort.SliceStable(tl, func(i, j int) bool { return tl[i].StartS < tl[j].StartS })
 	ops.Timeline = tl
+	idx := make([]int64, 0, len(c.runSpan))
+	for i := range c.runSpan {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	for _, i := range idx {
+		sc := c.runSpan[i]
+		ops.RunSpans = append(ops.RunSpans, report.SpanRef{TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String()})
+	}
 	return ops
 }
 

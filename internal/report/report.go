@@ -135,6 +135,15 @@ type Operators struct {
 	// Timeline is every operator of one profiled run (the last), in order,
 	// with offsets from the run's start: the data of a Gantt chart.
 	Timeline []NodeTiming `json:"timeline,omitempty"`
+	// RunSpans are the profiled runs' spans, oldest first, to find their
+	// traces in a tracing backend.
+	RunSpans []SpanRef `json:"run_spans,omitempty"`
+}
+
+// SpanRef identifies a span: W3C hex ids.
+type SpanRef struct {
+	TraceID string `json:"trace_id"`
+	SpanID  string `json:"span_id"`
 }
 
 // OpType aggregates one (op type, provider) pair over the profiled runs.
