@@ -246,7 +246,26 @@ func (r *Reader) dims(dst *[]int64) error {
 }
 
 // threadStats reads "thread_scheduling_stats".
+//
+// ORT writes an empty string instead of an object on some CPUs (seen with
+// 1.24.3 on AMD EPYC): that is valid output meaning "no statistics", read as
+// absent without a warning.
 func (r *Reader) threadStats(ts *ThreadStats) error {
+	if c, ok := r.peek(); ok && c == '"' {
+		off := r.offset()
+		if err := r.skipValue(); err != nil {
+			return err
+		}
+		if r.offset()-off == 2 { // ""
+			return nil
+		}
+		r.nwarn++
+		if len(r.warnings) < MaxWarnings {
+			r.warnings = append(r.warnings, Warning{Offset: off,
+				Msg: `"thread_scheduling_stats" is a non-empty string, not an object: ignored`})
+		}
+		return nil
+	}
 	if ok, err := r.open('{', "thread_scheduling_stats"); !ok || err != nil {
 		return err
 	}

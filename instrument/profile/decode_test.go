@@ -54,6 +54,9 @@ var decodeCases = []readerCase{
 			wantShapes(t, evs[0].InputShapes, "float[1,3,640,640]", "int64[]", "float[2]", "int8[3]")
 			wantShapes(t, evs[0].OutputShapes, "float[4,-1,-1]")
 		}},
+	{name: "empty thread stats string is absent, silently", in: `[{"name":"a","args":{"thread_scheduling_stats":""}},{"name":"b","args":{"thread_scheduling_stats" : "","op_name":"Conv"}}]`, names: []string{"a", "b"}},
+	{name: "non-empty thread stats string warns", in: `[{"name":"a","args":{"thread_scheduling_stats":"x"}}]`, names: []string{"a"},
+		warns: []string{`"thread_scheduling_stats" is a non-empty string`}},
 	{name: "thread stats", in: `[{"name":"a","args":{"thread_scheduling_stats":{"main_thread":{"thread_pool_name":"pool","thread_id":"1","block_size":[1,2,3],"core":0,"Distribution":4,"DistributionEnqueue":5,"Run":6,"Wait":7,"WaitRevoke":8,"Future":{"x":1}},"sub_threads":{"11":{"num_run":2,"core":1},"12":{"num_run":"3"},"13":null},"future":[1]}}}]`,
 		names: []string{"a"},
 		check: func(t *testing.T, evs []Event) {
