@@ -19,7 +19,7 @@ browser=${ORTEL_CHROMIUM:-/usr/bin/chromium}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go run ./cmd/ortel report "$run" --out "$tmp/report.html"
+go run ./cmd/ortel report "$run" --file "$tmp/report.html"
 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
   --hide-scrollbars --user-data-dir="$tmp/profile" \

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -24,7 +25,9 @@ Sources that are missing here say why once and are skipped (see ortel doctor).
 
 Flags:
   --interval D        how often readings are collected and exported (default 1s; 100ms works)
-  --pid N             a process to watch (repeatable; default: the agent itself)
+  --pid N             a process to watch (repeatable; default: the agent itself);
+                      it must exist at the start; when it exits later the
+                      agent says so once and keeps collecting the rest
   --duration D        stop after this long (default: run until interrupted)
   --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/agent)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
@@ -78,6 +81,13 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		}
 		pids = append(pids, n)
 	}
+	for _, pid := range pids {
+		// Signal 0 checks that the process exists; EPERM says it does
+		// (someone else's process, still readable through /proc).
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("--pid %d: no such process", pid)
+		}
+	}
 	tel, err := startTelemetry(ctx, e, "agent", telemetry.Config{
 		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, MetricInterval: interval,
 	})
@@ -122,7 +132,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "ortel agent: stopped after %s: %d metric exports (%d failed), peak RSS %s\n",
 			time.Since(started).Round(time.Millisecond), st.MetricExports, st.MetricExportFailures, peakRSS())
 	}
-	return shutdownErr
+	return telemetryOutcome(e, "agent", tel, shutdownErr)
 }
 
 // peakRSS is this process's peak resident memory.

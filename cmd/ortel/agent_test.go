@@ -79,7 +79,7 @@ func TestAgentBadFlags(t *testing.T) {
 }
 
 func TestDoctorListsEverySource(t *testing.T) {
-	code, stdout, stderr := ortel(t, "doctor", "--json")
+	code, stdout, stderr := ortel(t, "doctor", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

@@ -74,10 +74,10 @@ Flags:
   --value NAME=NUM    fill input NAME with the constant NUM, e.g. sr=16000 (repeatable)
   --profile-runs N    runs of the operator-profiling pass, 0 to skip (default 10)
   --out DIR           output folder (default ortel-out/MODEL-TIME)
-  --name NAME         model name in telemetry (default: file name)
+  --model-name NAME   onnxruntime.model.name in telemetry (default: file name)
   --seed N            seed of the random input data (default 1)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
-  --json              print the JSON report instead of the text one
+  --format F          text (default) or json: the report printed on stdout
   --quiet             no progress lines on stderr
   --no-hardware       do not start the hardware receivers (CPU, memory, perf,
                       RAPL, thermal, NVIDIA GPU) or sample them
@@ -87,6 +87,9 @@ Environment: the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT,
 _HEADERS, _INSECURE, _CERTIFICATE, _TIMEOUT, OTEL_SERVICE_NAME,
 OTEL_RESOURCE_ATTRIBUTES, ...). ONNXRUNTIME_SHARED_LIBRARY_PATH picks the
 ONNX Runtime library.
+
+Old spellings, still accepted with a notice: --name (now --model-name),
+--json (now --format json).
 
 Examples:
   ortel bench paddleocr-det
@@ -118,8 +121,8 @@ type benchFlags struct {
 	shapes, values                    listFlag
 	warmup, batch, scenario, sessions string
 	sla                               string
-	out, name, endpoint               string
-	json, quiet, noHardware           bool
+	out, name, endpoint, format       string
+	quiet, noHardware                 bool
 	analysis                          analysisFlags
 	hwInterval                        time.Duration
 
@@ -153,10 +156,18 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.values, "value", "")
 	fs.IntVar(&f.profileRuns, "profile-runs", 10, "")
 	fs.StringVar(&f.out, "out", "", "")
-	fs.StringVar(&f.name, "name", "", "")
+	fs.StringVar(&f.name, "model-name", "", "")
+	deprecate(fs, "name", "--model-name NAME", false, func(v string) error { f.name = v; return nil })
 	fs.Uint64Var(&f.seed, "seed", 1, "")
 	fs.StringVar(&f.endpoint, "otlp-endpoint", "", "")
-	fs.BoolVar(&f.json, "json", false, "")
+	fs.StringVar(&f.format, "format", "text", "")
+	deprecate(fs, "json", "--format json", true, func(v string) error {
+		on, err := strconv.ParseBool(v)
+		if on {
+			f.format = "json"
+		}
+		return err
+	})
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.noHardware, "no-hardware", false, "")
 	f.analysis.register(fs)
@@ -165,6 +176,10 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 
 func (f *benchFlags) validate() error {
 	if err := f.parseLoad(); err != nil {
+		return err
+	}
+	var err error
+	if f.format, err = checkFormat(f.format, "text", "json"); err != nil {
 		return err
 	}
 	switch {
@@ -228,6 +243,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	noteDeprecated(e, "bench", fs)
 	if len(pos) != 1 {
 		return usagef("want exactly one MODEL, got %d arguments", len(pos))
 	}
@@ -340,25 +356,27 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		rep.Telemetry.Endpoint = tel.Resolved.TracesEndpoint
 	}
 	if shutdownErr != nil {
-		rep.Notes = append(rep.Notes, "telemetry shutdown: "+shutdownErr.Error())
+		rep.Notes = append(rep.Notes, "telemetry shutdown: "+e.redact.Redact(shutdownErr.Error()))
 	}
 	reportPath := filepath.Join(out, "report.json")
 	if err := rep.Write(reportPath); err != nil {
 		return err
 	}
-	if f.json {
+	if f.format == "json" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", b)
-		return nil
+	} else {
+		if err := report.WriteText(e.stdout, rep); err != nil {
+			return err
+		}
+		if err := report.WriteAnalysisText(e.stdout, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)
 	}
-	if err := report.WriteText(e.stdout, rep); err != nil {
-		return err
-	}
-	if err := report.WriteAnalysisText(e.stdout, rep); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)
-	return nil
+	// The report is out; telemetry that did not leave makes the exit
+	// status 4, with one line per signal.
+	return telemetryOutcome(e, "bench", tel, shutdownErr)
 }
 
 // parseLoad parses the flags that take words or lists: --warmup, --batch,

@@ -23,13 +23,14 @@ profiled run. The verdict — faster, slower, or no significant change — is
 read from one statistic: its change must be significant (the interval
 excludes 0) and at least 1%.
 
-With --fail-on-regression, the command exits with status 1 when B is slower
-by at least the threshold, so CI pipelines can gate on it.
+With --fail-on-regression, the command exits with status 3 when B is slower
+by at least the threshold, so CI pipelines can gate on it; an unreadable
+report exits 1 and a bad command line 2.
 
 Flags:
   --percentile P            statistic of the verdict and gate: p50 (default), p90,
                             p95, p99, p99.9 or mean
-  --fail-on-regression T    exit 1 when B is significantly slower by at least T,
+  --fail-on-regression T    exit 3 when B is significantly slower by at least T,
                             e.g. 5% (or 0.05)
   --format F                text (default), json or md
   --resamples N             bootstrap resamples (default 2000)
@@ -50,7 +51,7 @@ func compareCommand() *command {
 	}
 }
 
-// errRegression marks the gate's failure: exit status 1.
+// errRegression marks the gate's failure: exit status 3.
 var errRegression = errors.New("regression")
 
 func runCompare(ctx context.Context, e *env, args []string) error {

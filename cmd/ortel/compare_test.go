@@ -62,7 +62,7 @@ func TestCompareGate(t *testing.T) {
 		{"same build gated", []string{"compare", "--fail-on-regression", "5%", a, b}, 0, []string{"Gate:    no regression"}},
 		{"same file", []string{"compare", a, a}, 0, []string{"+0.0%", "not significantly different"}},
 		{"planted regression, no gate", []string{"compare", a, slow}, 0, []string{"B is slower (p50)"}},
-		{"planted regression gated", []string{"compare", a, slow, "--fail-on-regression", "5%"}, 1, []string{"B is slower", "regression: B (", "exceeds the 5.0% threshold"}},
+		{"planted regression gated", []string{"compare", a, slow, "--fail-on-regression", "5%"}, exitRegression, []string{"B is slower", "regression: B (", "exceeds the 5.0% threshold"}},
 		{"gate above the regression", []string{"compare", "--fail-on-regression", "0.2", a, slow}, 0, []string{"within the 20.0% threshold"}},
 		{"speed-up passes", []string{"compare", "--fail-on-regression", "5%", slow, b}, 0, []string{"B is faster"}},
 		{"markdown", []string{"compare", "--format", "md", a, slow}, 0, []string{"## ortel compare: B is **slower**", "| p50 |"}},
@@ -88,7 +88,7 @@ func TestCompareGate(t *testing.T) {
 func TestCompareJSON(t *testing.T) {
 	a, _, slow := compareRuns(t)
 	code, stdout, stderr := ortel(t, "compare", "--format", "json", "--fail-on-regression", "5%", a, slow)
-	if code != 1 {
+	if code != exitRegression {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var c analysis.Comparison
@@ -151,7 +151,7 @@ func TestBenchThenReportAndCompare(t *testing.T) {
 	}
 	run := filepath.Join(out, "report.json")
 	html := filepath.Join(out, "report.html")
-	if code, _, stderr := ortel(t, "report", run, "--out", html, "--peak-flops", "100G", "--peak-bw", "10G"); code != 0 {
+	if code, _, stderr := ortel(t, "report", run, "--file", html, "--peak-flops", "100G", "--peak-bw", "10G"); code != 0 {
 		t.Fatalf("report: %s", stderr)
 	}
 	b, _ := os.ReadFile(html)

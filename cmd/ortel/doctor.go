@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -30,8 +31,10 @@ Says what ortel can use on this machine, and why not where it cannot:
   - which catalog models are fetched
 
 Flags:
-  --json              print the same as JSON
+  --format F          text (default) or json
   --otlp-endpoint URL resolve as if this endpoint were given
+
+Old spelling, still accepted with a notice: --json (now --format json).
 
 Examples:
   ortel doctor
@@ -68,16 +71,26 @@ type doctorModel struct {
 
 func runDoctor(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	var asJSON bool
-	var endpoint string
-	fs.BoolVar(&asJSON, "json", false, "")
+	var format, endpoint string
+	fs.StringVar(&format, "format", "text", "")
+	deprecate(fs, "json", "--format json", true, func(v string) error {
+		on, err := strconv.ParseBool(v)
+		if on {
+			format = "json"
+		}
+		return err
+	})
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
+	noteDeprecated(e, "doctor", fs)
 	if len(pos) > 0 {
 		return usagef("doctor takes no arguments, got %q", pos[0])
+	}
+	if format, err = checkFormat(format, "text", "json"); err != nil {
+		return err
 	}
 	var d doctorReport
 	if p, err := ortenv.Init(); err != nil {
@@ -98,7 +111,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		_, err := os.Stat(k.Path())
 		d.Models = append(d.Models, doctorModel{Name: k.Name, Fetched: err == nil, Path: k.Path()})
 	}
-	if asJSON {
+	if format == "json" {
 		b, _ := json.MarshalIndent(d, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", b)
 		return nil

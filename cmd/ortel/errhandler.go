@@ -3,27 +3,36 @@ package main
 import (
 	"fmt"
 	"io"
+	"log"
+	"os"
+	"strings"
 	"sync"
 
+	"github.com/go-logr/stdr"
 	"go.opentelemetry.io/otel"
+	"google.golang.org/grpc/grpclog"
+
+	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
 // maxTelemetryErrors caps the distinct telemetry errors printed per process.
 const maxTelemetryErrors = 10
 
 // onceHandler prints each distinct telemetry error once: a collector that
-// is down fails every export the same way, and one line says it.
+// is down fails every export the same way, and one line says it. Header
+// values are redacted before the message is compared or printed.
 type onceHandler struct {
-	w    io.Writer
-	mu   sync.Mutex
-	seen map[string]bool
+	w      io.Writer
+	redact *telemetry.Redactor
+	mu     sync.Mutex
+	seen   map[string]bool
 }
 
 func (h *onceHandler) Handle(err error) {
 	if err == nil {
 		return
 	}
-	msg := err.Error()
+	msg := h.redact.Redact(err.Error())
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.seen[msg] {
@@ -38,8 +47,34 @@ func (h *onceHandler) Handle(err error) {
 	h.seen[msg] = true
 }
 
-// installErrorHandler routes OpenTelemetry's internal errors (failed
-// exports, bad instruments) to w, once each.
-func installErrorHandler(w io.Writer) {
-	otel.SetErrorHandler(&onceHandler{w: w, seen: map[string]bool{}})
+// installSinks routes the loggers of ortel's dependencies to stderr, each
+// through the redactor r, so no OTLP header value reaches the terminal by
+// any path:
+//   - OpenTelemetry's internal errors (failed exports, a watched process
+//     that exited), once each;
+//   - OpenTelemetry's internal logger (the exporters log malformed header
+//     variables with their text);
+//   - the standard library's log package.
+//
+// run calls it for each command, with the command's stderr.
+func installSinks(stderr io.Writer, r *telemetry.Redactor) {
+	w := r.Writer(stderr)
+	log.SetOutput(w)
+	otel.SetErrorHandler(&onceHandler{w: w, redact: r, seen: map[string]bool{}})
+	otel.SetLogger(stdr.New(log.New(w, "ortel: telemetry: ", 0)))
+}
+
+// installGRPCLogger routes gRPC's logger to stderr through r, at the level
+// GRPC_GO_LOG_SEVERITY_LEVEL asks (errors only by default, as gRPC does).
+// gRPC requires it to be set before any gRPC call: main calls it first.
+func installGRPCLogger(stderr io.Writer, r *telemetry.Redactor) {
+	w := r.Writer(stderr)
+	info, warn := io.Discard, io.Discard
+	switch strings.ToLower(os.Getenv("GRPC_GO_LOG_SEVERITY_LEVEL")) {
+	case "info":
+		info, warn = w, w
+	case "warning":
+		warn = w
+	}
+	grpclog.SetLoggerV2(grpclog.NewLoggerV2(info, warn, w))
 }

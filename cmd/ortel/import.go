@@ -27,15 +27,17 @@ file name (prefix_YYYY-MM-DD_HH-MM-SS.json) or the file time, or given with
 --start.
 
 Flags:
-  --model NAME        onnxruntime.model.name of the spans (default: "model")
+  --model-name NAME   onnxruntime.model.name of the spans (default: "model")
   --provider NAME     execution provider the session asked for (default CPUExecutionProvider)
   --start TIME        wall-clock time of the profile's start, RFC 3339
   --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/import)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
 
+Old spelling, still accepted with a notice: --model (now --model-name).
+
 Examples:
   ortel import onnxruntime_profile__2026-11-22_10-31-07.json
-  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel import --model det prof.json
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel import --model-name det prof.json
 `
 
 func importCommand() *command {
@@ -50,7 +52,8 @@ func importCommand() *command {
 func runImport(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	var model, provider, start, out, endpoint string
-	fs.StringVar(&model, "model", "model", "")
+	fs.StringVar(&model, "model-name", "model", "")
+	deprecate(fs, "model", "--model-name NAME", false, func(v string) error { model = v; return nil })
 	fs.StringVar(&provider, "provider", "CPUExecutionProvider", "")
 	fs.StringVar(&start, "start", "", "")
 	fs.StringVar(&out, "out", "ortel-out/import", "")
@@ -59,6 +62,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	noteDeprecated(e, "import", fs)
 	if len(pos) == 0 {
 		return usagef("want at least one PROFILE.json")
 	}
@@ -107,8 +111,9 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := stopTelemetry(ctx, tel); err != nil {
-		errs = append(errs, fmt.Errorf("telemetry shutdown: %w", err))
+	shutdownErr := stopTelemetry(ctx, tel)
+	if shutdownErr != nil && len(errs) > 0 {
+		errs = append(errs, fmt.Errorf("telemetry shutdown: %w", shutdownErr))
 	}
 	if tel.Resolved.Mode == "file" {
 		for _, f := range tel.Files() {
@@ -117,5 +122,8 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	} else {
 		fmt.Fprintf(e.stdout, "sent to %s\n", tel.Resolved.TracesEndpoint)
 	}
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return telemetryOutcome(e, "import", tel, shutdownErr)
 }

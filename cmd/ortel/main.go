@@ -21,7 +21,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -39,7 +42,38 @@ type command struct {
 // os.Exit; main turns their error into an exit code.
 type env struct {
 	stdout, stderr io.Writer
+	// redact hides OTLP header values (see telemetry.Redactor); stdout
+	// and stderr already pass through it.
+	redact *telemetry.Redactor
 }
+
+// Exit codes, the same for every command (printed by `ortel help` and in
+// the README).
+const (
+	exitOK            = 0
+	exitFailure       = 1
+	exitUsage         = 2
+	exitRegression    = 3
+	exitTelemetryLost = 4
+)
+
+// exitCodes is the table of exit codes, as help prints it.
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "success"},
+	{exitFailure, "failure: bad input (model, profile, report), a missing library or process, an I/O error"},
+	{exitUsage, "usage error: unknown command or flag, bad flag value, wrong arguments"},
+	{exitRegression, "compare --fail-on-regression: B is slower than A by at least the threshold"},
+	{exitTelemetryLost, "the work succeeded, but telemetry it was asked to send was lost (bench, import, agent); one line per signal says what"},
+}
+
+// lostError is telemetry that was lost while the command's own work
+// succeeded: exit code 4. Each line names a signal.
+type lostError struct{ lines []string }
+
+func (e *lostError) Error() string { return "telemetry lost: " + strings.Join(e.lines, "; ") }
 
 // usageError is a mistake in the command line: exit code 2.
 type usageError struct{ msg string }
@@ -55,8 +89,8 @@ func commands() []*command {
 }
 
 func main() {
+	installGRPCLogger(os.Stderr, telemetry.RedactorFromEnv(os.Environ()))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	installErrorHandler(os.Stderr)
 	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
 	stop()
 	os.Exit(code)
@@ -64,9 +98,14 @@ func main() {
 
 // run executes the command line and returns the exit code.
 func run(ctx context.Context, e *env, args []string) int {
+	// Everything a command prints passes through the redactor of the
+	// environment's OTLP headers and endpoints.
+	r := telemetry.RedactorFromEnv(os.Environ())
+	e = &env{stdout: r.Writer(e.stdout), stderr: r.Writer(e.stderr), redact: r}
+	installSinks(e.stderr, r)
 	if len(args) == 0 {
 		printUsage(e.stderr)
-		return 2
+		return exitUsage
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
@@ -92,18 +131,27 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 	err := c.run(ctx, e, args[1:])
 	var ue *usageError
+	var le *lostError
 	switch {
 	case err == nil:
-		return 0
+		return exitOK
 	case errors.Is(err, errHelp):
 		fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.usage)
-		return 0
+		return exitOK
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "ortel %s: %v\nrun 'ortel help %s' for usage\n", c.name, err, c.name)
-		return 2
+		return exitUsage
+	case errors.Is(err, errRegression):
+		fmt.Fprintf(e.stderr, "ortel %s: %v\n", c.name, err)
+		return exitRegression
+	case errors.As(err, &le) && err == error(le):
+		for _, l := range le.lines {
+			fmt.Fprintf(e.stderr, "ortel %s: telemetry lost: %s\n", c.name, l)
+		}
+		return exitTelemetryLost
 	default:
 		fmt.Fprintf(e.stderr, "ortel %s: %v\n", c.name, err)
-		return 1
+		return exitFailure
 	}
 }
 
@@ -122,4 +170,8 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'ortel help COMMAND' for a command's flags and examples.\n")
+	fmt.Fprintf(w, "\nExit codes (every command):\n")
+	for _, c := range exitCodes {
+		fmt.Fprintf(w, "  %d  %s\n", c.code, c.meaning)
+	}
 }

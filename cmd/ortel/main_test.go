@@ -102,7 +102,7 @@ func TestBenchWritesReportAndOTLPFiles(t *testing.T) {
 	model := chainModel(t)
 	out := t.TempDir()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-	code, stdout, stderr := ortel(t, "bench", model, "--runs", "30", "--warmup", "3", "--profile-runs", "2", "--out", out, "--quiet", "--name", "chain")
+	code, stdout, stderr := ortel(t, "bench", model, "--runs", "30", "--warmup", "3", "--profile-runs", "2", "--out", out, "--quiet", "--model-name", "chain")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -211,7 +211,7 @@ func TestBenchRealPaddleOCRWithFlagsAfterModel(t *testing.T) {
 	testenv.Model(t, "ch_ppocr_mobile_v2.0_cls_infer.onnx")
 	out := t.TempDir()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-	code, stdout, stderr := ortel(t, "bench", "paddleocr-cls", "--runs", "10", "--warmup", "1", "--profile-runs", "1", "--out", out, "--json", "--quiet")
+	code, stdout, stderr := ortel(t, "bench", "paddleocr-cls", "--runs", "10", "--warmup", "1", "--profile-runs", "1", "--out", out, "--format", "json", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -286,7 +286,7 @@ func TestImportRealProfile(t *testing.T) {
 		filepath.Join(dir, "onnxruntime_profile__2026-11-22_10-31-07.json"))
 	out := filepath.Join(dir, "out")
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-	code, stdout, stderr := ortel(t, "import", "--model", "cls", "--out", out, prof)
+	code, stdout, stderr := ortel(t, "import", "--model-name", "cls", "--out", out, prof)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

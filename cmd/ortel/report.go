@@ -29,15 +29,18 @@ recorded on this machine.
 
 Flags:
   --format F           text, json, md (markdown), csv or html
-                       (default: from --out's extension, else text)
-  --out FILE           write to FILE instead of standard output
+                       (default: from --file's extension, else text)
+  --file FILE          write to FILE instead of standard output
   --table T            CSV table: summary (default), samples, op-types, nodes, findings
   --reanalyze          recompute the analysis section
 ` + analysisFlagsUsage + `
+Old spelling, still accepted with a notice: --out (now --file; --out names
+a folder in the other commands).
+
 Examples:
   ortel report ortel-out/det-20261122-103107/report.json
-  ortel report run.json --out run.html
-  ortel report run.json --format csv --table nodes --out nodes.csv
+  ortel report run.json --file run.html
+  ortel report run.json --format csv --table nodes --file nodes.csv
   ortel report run.json --reanalyze --peak-flops 150G --peak-bw 20G --format md
 `
 
@@ -62,7 +65,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	var reanalyze bool
 	var af analysisFlags
 	fs.StringVar(&format, "format", "", "")
-	fs.StringVar(&out, "out", "", "")
+	fs.StringVar(&out, "file", "", "")
+	deprecate(fs, "out", "--file FILE", false, func(v string) error { out = v; return nil })
 	fs.StringVar(&table, "table", report.CSVSummary, "")
 	fs.BoolVar(&reanalyze, "reanalyze", false, "")
 	af.register(fs)
@@ -70,6 +74,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	noteDeprecated(e, "report", fs)
 	if len(pos) != 1 {
 		return usagef("want exactly one RUN.json, got %d arguments", len(pos))
 	}

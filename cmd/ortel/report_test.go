@@ -77,12 +77,12 @@ func TestReportFormats(t *testing.T) {
 				t.Errorf("csv: %v, %d rows", err, len(recs))
 			}
 		}},
-		{"html by extension", []string{"report", run, "--out", filepath.Join(dir, "r.html")}, filepath.Join(dir, "r.html"), func(t *testing.T, out string) {
+		{"html by extension", []string{"report", run, "--file", filepath.Join(dir, "r.html")}, filepath.Join(dir, "r.html"), func(t *testing.T, out string) {
 			if !strings.HasPrefix(out, "<!DOCTYPE html>") || !strings.Contains(out, `data-chart="roofline"`) {
 				t.Errorf("html:\n%.300s", out)
 			}
 		}},
-		{"csv by extension", []string{"report", run, "--out", filepath.Join(dir, "s.csv")}, filepath.Join(dir, "s.csv"), func(t *testing.T, out string) {
+		{"csv by extension", []string{"report", run, "--file", filepath.Join(dir, "s.csv")}, filepath.Join(dir, "s.csv"), func(t *testing.T, out string) {
 			if !strings.HasPrefix(out, "section,name,value,unit") {
 				t.Errorf("csv summary:\n%.300s", out)
 			}
@@ -173,7 +173,7 @@ func TestReportBadInput(t *testing.T) {
 		{"missing", []string{"report", filepath.Join(dir, "nope.json")}, 1, []string{"nope.json"}},
 		{"corrupt", []string{"report", corrupt}, 1, []string{"corrupt.json", "not a valid report JSON"}},
 		{"future schema", []string{"report", future}, 1, []string{"future.json", "ortel.report/v9"}},
-		{"unwritable out", []string{"report", run, "--out", filepath.Join(dir, "no", "such", "dir", "r.html")}, 1, []string{"r.html"}},
+		{"unwritable out", []string{"report", run, "--file", filepath.Join(dir, "no", "such", "dir", "r.html")}, 1, []string{"r.html"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

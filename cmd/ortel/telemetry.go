@@ -28,3 +28,17 @@ func startTelemetry(ctx context.Context, e *env, command string, cfg telemetry.C
 func stopTelemetry(ctx context.Context, tel *telemetry.Telemetry) error {
 	return tel.Shutdown(context.WithoutCancel(ctx))
 }
+
+// telemetryOutcome is what a command that finished its work returns after
+// stopTelemetry: nil when everything it was asked to send was delivered, a
+// *lostError (exit code 4) naming each signal that lost some otherwise. A
+// shutdown error with nothing counted as lost is printed as a warning.
+func telemetryOutcome(e *env, command string, tel *telemetry.Telemetry, shutdownErr error) error {
+	if lines := tel.Stats().Lost(); len(lines) > 0 {
+		return &lostError{lines: lines}
+	}
+	if shutdownErr != nil {
+		fmt.Fprintf(e.stderr, "ortel %s: warning: %v\n", command, shutdownErr)
+	}
+	return nil
+}

@@ -425,6 +425,20 @@ func TestCollectorFailures(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), wantErr) || !strings.Contains(err.Error(), "metric exports failed") {
 				t.Errorf("Shutdown error = %v, want %q and the metric failures", err, wantErr)
 			}
+			// Lost says what was lost per signal: the spans, and the
+			// metrics only when the final export failed too (metrics are
+			// cumulative: a later success delivers what a failure missed).
+			lost := tel.Stats().Lost()
+			wantLines := 2
+			if tt.heal {
+				wantLines = 1
+			}
+			if len(lost) != wantLines || !strings.HasPrefix(lost[0], "traces: "+strings.TrimSuffix(wantErr, " dropped")+" not delivered") {
+				t.Errorf("Lost() = %q, want %d lines, the first %q", lost, wantLines, wantErr)
+			}
+			if !tt.heal && !strings.HasPrefix(lost[len(lost)-1], "metrics: the last export failed") {
+				t.Errorf("Lost() = %q, want a metrics line", lost)
+			}
 		})
 	}
 }

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -32,8 +33,41 @@ type Stats struct {
 	// that succeeded and failed. Metrics are cumulative, so the next
 	// successful export carries what a failed one lost.
 	MetricExports, MetricExportFailures int64
+	// MetricsLost is true when the latest metric export failed: metrics
+	// are cumulative, so only the readings since the last successful
+	// export are lost, and only when no later export succeeds.
+	MetricsLost bool
 	// LastError is the most recent export error, of either signal.
 	LastError error
+	// LastSpanError and LastMetricError are the most recent export error
+	// of each signal.
+	LastSpanError, LastMetricError error
+}
+
+// Lost says what telemetry was lost, one line per signal that lost some
+// ("traces: ..." and "metrics: ..."), or nil when nothing was. Read it
+// after Shutdown: before, pending spans are not yet counted as lost.
+func (s Stats) Lost() []string {
+	var lines []string
+	if s.SpansDropped > 0 {
+		l := fmt.Sprintf("traces: %d of %d spans were not delivered", s.SpansDropped, s.SpansEnded)
+		if s.SpansQueueFull > 0 {
+			l += fmt.Sprintf(" (%d met a full queue)", s.SpansQueueFull)
+		}
+		if s.LastSpanError != nil {
+			l += "; last error: " + s.LastSpanError.Error()
+		}
+		lines = append(lines, l)
+	}
+	if s.MetricsLost {
+		l := fmt.Sprintf("metrics: the last export failed (%d of %d exports failed), so the readings since the last successful one were not delivered",
+			s.MetricExportFailures, s.MetricExports+s.MetricExportFailures)
+		if s.LastMetricError != nil {
+			l += "; last error: " + s.LastMetricError.Error()
+		}
+		lines = append(lines, l)
+	}
+	return lines
 }
 
 // stats holds the live counters behind Stats.
@@ -43,15 +77,21 @@ type stats struct {
 	// reached the exporter yet: the queue plus the batch being assembled.
 	spansInQueue                 atomic.Int64
 	metricExports, metricFailure atomic.Int64
+	metricLastFailed             atomic.Bool
 	final                        atomic.Bool // Shutdown finished: whatever is not exported is dropped
 
-	mu      sync.Mutex
-	lastErr error
+	mu                          sync.Mutex
+	lastErr, spanErr, metricErr error
 }
 
-func (s *stats) setErr(err error) {
+func (s *stats) setErr(err error, metric bool) {
 	s.mu.Lock()
 	s.lastErr = err
+	if metric {
+		s.metricErr = err
+	} else {
+		s.spanErr = err
+	}
 	s.mu.Unlock()
 }
 
@@ -62,6 +102,7 @@ func (s *stats) snapshot() Stats {
 		SpansQueueFull:       s.spansQueueFull.Load(),
 		MetricExports:        s.metricExports.Load(),
 		MetricExportFailures: s.metricFailure.Load(),
+		MetricsLost:          s.metricLastFailed.Load(),
 	}
 	if s.final.Load() {
 		st.SpansDropped = max(0, st.SpansEnded-st.SpansExported)
@@ -70,7 +111,7 @@ func (s *stats) snapshot() Stats {
 		st.SpansPending = max(0, st.SpansEnded-st.SpansExported-st.SpansDropped)
 	}
 	s.mu.Lock()
-	st.LastError = s.lastErr
+	st.LastError, st.LastSpanError, st.LastMetricError = s.lastErr, s.spanErr, s.metricErr
 	s.mu.Unlock()
 	return st
 }
@@ -137,7 +178,7 @@ func (e *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace
 	defer stop()
 	if err := e.next.ExportSpans(ctx, spans); err != nil {
 		e.stats.spansFailed.Add(n)
-		e.stats.setErr(err)
+		e.stats.setErr(err, false)
 		if e.abort.Err() != nil {
 			return nil // abandoned by Shutdown, which reports the drops
 		}
@@ -177,10 +218,12 @@ func (e *countingMetricExporter) Export(ctx context.Context, rm *metricdata.Reso
 	defer stop()
 	if err := e.next.Export(ctx, rm); err != nil {
 		e.stats.metricFailure.Add(1)
-		e.stats.setErr(err)
+		e.stats.metricLastFailed.Store(true)
+		e.stats.setErr(err, true)
 		return err
 	}
 	e.stats.metricExports.Add(1)
+	e.stats.metricLastFailed.Store(false)
 	return nil
 }
 
