@@ -94,7 +94,8 @@ func TestNoCommandPrintsASecret(t *testing.T) {
 				cmd := exec.Command(bin, c.args(filepath.Join(t.TempDir(), "out"))...)
 				cmd.Env = childEnv(
 					"OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint,
-					"OTEL_EXPORTER_OTLP_TIMEOUT=300", // fail fast on the closed port
+					"OTEL_EXPORTER_OTLP_TIMEOUT=300",  // fail fast on the closed port
+					"GRPC_GO_LOG_SEVERITY_LEVEL=info", // gRPC logs its connection attempts too
 					f.variable+"="+f.value,
 				)
 				var all bytes.Buffer
