@@ -40,7 +40,17 @@
 // run on the periodic reader's goroutine. Stats reports spans ended,
 // exported, dropped and pending, and metric export failures; Shutdown
 // abandons exports still in flight when its time is up and reports the
-// drops in its error.
+// drops in its error. Stats.Lost says, one line per signal, what never
+// reached the collector (metrics only when the last export failed: they
+// are cumulative).
+//
+// # Secrets
+//
+// Header values are credentials. The Headers type never prints them, and
+// RedactorFromEnv builds a Redactor from every *_HEADERS variable (also
+// entries that do not parse, whole) and endpoint passwords: a program
+// passes everything it prints — its own output, the OpenTelemetry logger
+// and error handler, gRPC's logger — through it (cmd/ortel does).
 //
 // # Emitted telemetry
 //

@@ -50,3 +50,14 @@ func ExampleResolve() {
 	// otlp collector:4317 true
 	// mode: otlp (OTLP over gRPC)
 }
+
+// A program passes what it prints through the Redactor of its environment,
+// so a malformed header variable's credential never reaches a log line.
+func ExampleRedactorFromEnv() {
+	r := telemetry.RedactorFromEnv([]string{"OTEL_EXPORTER_OTLP_HEADERS=authorization Bearer S3CRET"})
+	fmt.Println(r.Redact(`parse headers: "input"="authorization Bearer S3CRET"`))
+	fmt.Println(r.Redact("token UzNDUkVU in base64"))
+	// Output:
+	// parse headers: "input"="<redacted>"
+	// token <redacted> in base64
+}
