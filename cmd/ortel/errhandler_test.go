@@ -2,9 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 )
 
 func TestOnceHandler(t *testing.T) {
@@ -23,5 +28,35 @@ func TestOnceHandler(t *testing.T) {
 	lines := strings.Count(buf.String(), "\n")
 	if lines != maxTelemetryErrors+1 {
 		t.Errorf("printed %d lines, want %d errors then one 'not shown' line", lines, maxTelemetryErrors+1)
+	}
+}
+
+// TestSinksRedact: the error handler and the OpenTelemetry logger that
+// installSinks puts in place hide header values, also in a malformed entry
+// (the exporters log such an entry whole).
+func TestSinksRedact(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization Bearer S3cretSink")
+	var buf bytes.Buffer
+	code := run(context.Background(), &env{stdout: io.Discard, stderr: &buf}, []string{"version"})
+	if code != 0 {
+		t.Fatalf("version: exit %d", code)
+	}
+	defer installSinks(io.Discard, nil)
+	otel.Handle(errors.New("export failed: header authorization Bearer S3cretSink rejected"))
+	otel.Handle(errors.New("export failed: header authorization Bearer S3cretSink rejected")) // once
+	// The trace exporter reads the variable itself and logs the malformed
+	// entry through the OpenTelemetry logger. It connects lazily: nothing
+	// is dialed.
+	exp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint("127.0.0.1:1"), otlptracegrpc.WithInsecure())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp.Shutdown(context.Background())
+	out := buf.String()
+	if strings.Contains(out, "S3cretSink") {
+		t.Errorf("a sink printed the secret:\n%s", out)
+	}
+	if strings.Count(out, "export failed: header <redacted> rejected") != 1 || !strings.Contains(out, `"input"="<redacted>"`) {
+		t.Errorf("want the error once and the log line, redacted:\n%s", out)
 	}
 }
