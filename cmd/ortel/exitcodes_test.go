@@ -111,6 +111,7 @@ func TestAgentWatchedProcessExits(t *testing.T) {
 	pid := child.Process.Pid
 	out := t.TempDir()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	t.Setenv("ORTEL_HOST_ROOT", "") // the child is in this machine's /proc
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
