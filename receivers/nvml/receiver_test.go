@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/ortel-dev/ortel/receivers"
+	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 	"github.com/ortel-dev/ortel/semconv"
 )
 
@@ -57,13 +58,14 @@ type harness struct {
 	m      *machine
 	r      *Receiver
 	reader *sdkmetric.ManualReader
+	mp     *procfstest.Tracker
 	clock  *testClock
 }
 
 func start(t *testing.T, m *machine, opts ...Option) *harness {
 	t.Helper()
-	h := &harness{t: t, m: m, reader: sdkmetric.NewManualReader(), clock: &testClock{t: time.Unix(1_700_000_000, 0)}}
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(h.reader))
+	mp := procfstest.NewTracker(t)
+	h := &harness{t: t, m: m, reader: mp.Reader, mp: mp, clock: &testClock{t: time.Unix(1_700_000_000, 0)}}
 	r, err := New(append([]Option{WithInterface(m.lib), WithMeterProvider(mp), WithTimeout(10 * time.Second), withClock(h.clock)}, opts...)...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -693,8 +695,12 @@ func TestShutdown(t *testing.T) {
 			t.Errorf("GPM sample freed %d times, want 1", n)
 		}
 	}
+	before := h.mp.Calls()
 	if got, err := h.collect(); err != nil || len(got) != 0 {
 		t.Errorf("collect after Shutdown: %v, %v; want nothing", got, err)
+	}
+	if h.mp.Live() != 0 || h.mp.Calls() != before {
+		t.Errorf("after Shutdown: %d callbacks registered, %d runs; want none", h.mp.Live(), h.mp.Calls()-before)
 	}
 	if _, err := h.r.Snapshot(context.Background()); err == nil {
 		t.Error("Snapshot after Shutdown read the GPUs")
