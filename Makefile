@@ -7,8 +7,17 @@ ORTEL_CACHE_DIR ?= $(CURDIR)/.cache/ortel
 export ORTEL_CACHE_DIR
 BIN := $(CURDIR)/bin
 DEMO_OUT ?= $(CURDIR)/out/demo
+# Quiet build: the go command compiles C through scripts/cc-quiet-nvml.sh,
+# which silences go-nvml's deprecation warnings and nothing else (see it).
+ifeq ($(origin ORTEL_REAL_CC),undefined)
+ORTEL_REAL_CC := $(shell $(GO) env CC)
+endif
+export ORTEL_REAL_CC
+export CC := $(CURDIR)/scripts/cc-quiet-nvml.sh
+# staticcheck, pinned: the newest release that knows Go 1.26.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all setup build demo test vet fmt-check bench fuzz clean collector validate-collector e2e
+.PHONY: all setup build demo test vet fmt-check staticcheck bench fuzz clean collector validate-collector e2e
 
 all: build
 
@@ -26,11 +35,14 @@ demo: setup build
 	$(BIN)/ortel bench --out $(DEMO_OUT) paddleocr-det
 
 ## test: vet, check formatting and generated files, run every test with -race
-test: setup vet fmt-check
+test: setup vet fmt-check staticcheck
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 vet:
 	$(GO) vet ./...
+
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

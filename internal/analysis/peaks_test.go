@@ -46,3 +46,64 @@ func TestPeaksCache(t *testing.T) {
 		t.Error("saving zero peaks succeeded")
 	}
 }
+
+// TestFastestBounds: the microbenchmark stays short by its bounds, not by
+// the machine's speed: it stops once its budget has passed (after at least
+// peakMinRuns runs), never runs more than peakMaxRuns times, keeps the
+// fastest run, and stops at cancellation or a failed run. The clock is
+// scripted, so a loaded machine changes nothing.
+func TestFastestBounds(t *testing.T) {
+	const budget = 100 * time.Millisecond
+	// clock advances by the next step each time it is read twice (once
+	// before and once after a run): a run lasts steps[i].
+	script := func(steps ...time.Duration) (func() error, func() time.Time, *int) {
+		var now time.Time
+		runs := 0
+		run := func() error {
+			d := steps[len(steps)-1]
+			if runs < len(steps) {
+				d = steps[runs]
+			}
+			now = now.Add(d)
+			runs++
+			return nil
+		}
+		return run, func() time.Time { return now }, &runs
+	}
+	tests := []struct {
+		name     string
+		steps    []time.Duration
+		wantRuns int
+		wantBest time.Duration
+	}{
+		{"budget spent by the slow first runs: the minimum still runs", []time.Duration{time.Second}, peakMinRuns, time.Second},
+		{"budget spent after a 30ms run and seven of 10ms", []time.Duration{30 * time.Millisecond, 10 * time.Millisecond}, 8, 10 * time.Millisecond},
+		{"runs that take no time stop at the maximum", []time.Duration{0}, peakMaxRuns, 0},
+		{"fastest kept", []time.Duration{50 * time.Millisecond, 5 * time.Millisecond, 50 * time.Millisecond}, peakMinRuns, 5 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, now, runs := script(tt.steps...)
+			best, err := fastest(context.Background(), budget, run, now)
+			if err != nil || *runs != tt.wantRuns || best != tt.wantBest {
+				t.Errorf("fastest = %v, %v after %d runs; want %v after %d", best, err, *runs, tt.wantBest, tt.wantRuns)
+			}
+		})
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	run, now, runs := script(0)
+	counted := func() error {
+		if *runs == 1 {
+			cancel()
+		}
+		return run()
+	}
+	if _, err := fastest(ctx, budget, counted, now); !errors.Is(err, context.Canceled) || *runs != 2 {
+		t.Errorf("cancelled: %v after %d runs, want context.Canceled after 2", err, *runs)
+	}
+	bad := errors.New("run failed")
+	if _, err := fastest(context.Background(), budget, func() error { return bad }, now); !errors.Is(err, bad) {
+		t.Errorf("failing run: %v, want %v", err, bad)
+	}
+}

@@ -2,18 +2,23 @@ package hardware
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/ortel-dev/ortel/receivers/cpu"
 	"github.com/ortel-dev/ortel/receivers/rapl"
+	"github.com/ortel-dev/ortel/receivers/thermal"
 )
 
 // TestOpenThisMachine opens every receiver on this machine: cpu, memory,
@@ -68,6 +73,9 @@ func TestOpenThisMachine(t *testing.T) {
 
 // TestSamplerSummarizesThisMachine samples a busy phase and checks the
 // summary holds CPU utilization and peak RSS, and explains missing energy.
+// It burns CPU until the sampler has ticked three times and this process
+// has used 100ms of CPU, however long that takes on a loaded machine: no
+// count of samples or share of a core is assumed.
 func TestSamplerSummarizesThisMachine(t *testing.T) {
 	set := Open(context.Background(), Options{})
 	defer set.Shutdown(context.Background())
@@ -75,13 +83,15 @@ func TestSamplerSummarizesThisMachine(t *testing.T) {
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	// Burn CPU for ~300ms so the process shows up as busy.
-	deadline := time.Now().Add(300 * time.Millisecond)
+	cpu0 := ownCPU(t)
 	x := 0.0
-	for time.Now().Before(deadline) {
+	for ticks := 0; ticks < 3 || ownCPU(t)-cpu0 < 100*time.Millisecond; {
 		for i := 0; i < 10000; i++ {
 			x += math.Sqrt(float64(i))
 		}
+		s.mu.Lock()
+		ticks = len(s.series)
+		s.mu.Unlock()
 	}
 	buf := make([]byte, 32<<20) // touch 32 MiB: peak RSS must see it
 	for i := range buf {
@@ -91,17 +101,17 @@ func TestSamplerSummarizesThisMachine(t *testing.T) {
 	if h == nil {
 		t.Fatal("no summary")
 	}
-	if h.Inferences != 100 || h.WallS < 0.25 {
+	if h.Inferences != 100 || h.WallS <= 0 {
 		t.Errorf("inferences %d, wall %.2fs", h.Inferences, h.WallS)
 	}
 	if h.CPU == nil || h.CPU.UtilizationMean <= 0 || h.CPU.UtilizationMax < h.CPU.UtilizationMean {
 		t.Errorf("cpu = %+v", h.CPU)
 	}
-	if h.Process == nil || h.Process.PeakRSSBytes < 32<<20 || h.Process.CPUUtilizationMean <= 0.1 {
+	if h.Process == nil || h.Process.PeakRSSBytes < 32<<20 || h.Process.CPUUtilizationMean <= 0 {
 		t.Errorf("process = %+v (x=%v, buf=%d)", h.Process, x, buf[len(buf)-1])
 	}
-	if len(h.Series) < 5 {
-		t.Errorf("series has %d samples, want several at 20ms over 300ms", len(h.Series))
+	if len(h.Series) < 4 {
+		t.Errorf("series has %d samples, want the 3 ticks seen and the final one", len(h.Series))
 	}
 	if len(h.Energy) == 0 && !strings.Contains(h.EnergyUnavailable, "rapl") {
 		t.Errorf("no energy and no reason naming rapl: %q", h.EnergyUnavailable)
@@ -109,6 +119,16 @@ func TestSamplerSummarizesThisMachine(t *testing.T) {
 	if len(h.Sources) == 0 {
 		t.Error("sources not listed")
 	}
+}
+
+// ownCPU is the CPU time this process has used.
+func ownCPU(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // writeZone writes one RAPL zone of a fixture sysfs tree.
@@ -194,5 +214,97 @@ func TestSamplerReportsReadErrors(t *testing.T) {
 	h := s.Stop(1)
 	if len(h.ReadErrors) != 1 || !strings.HasPrefix(h.ReadErrors[0], "rapl: ") {
 		t.Fatalf("read errors = %q, want one naming rapl", h.ReadErrors)
+	}
+}
+
+// copyTree copies the fixture tree src into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenFixtureHost opens every receiver on a host root built from the
+// receivers' fixtures, once with a RAPL zone and a thermal zone and once
+// without: the sensors' statuses and hw.* metrics follow the tree, not the
+// machine the test runs on. (NVML, which has no root, is left out of the
+// comparison.)
+func TestOpenFixtureHost(t *testing.T) {
+	for _, sensors := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sensors=%v", sensors), func(t *testing.T) {
+			root := t.TempDir()
+			copyTree(t, "../../receivers/cpu/testdata/xeon4", root)
+			copyTree(t, "../../receivers/memory/testdata/swap", root)
+			if sensors {
+				writeZone(t, root, "intel-rapl:0", "package-0", 1_000_000_000)
+				zone := filepath.Join(root, "sys/class/thermal/thermal_zone0")
+				if err := os.MkdirAll(zone, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for file, v := range map[string]string{"type": "x86_pkg_temp", "temp": "45000"} {
+					if err := os.WriteFile(filepath.Join(zone, file), []byte(v+"\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			reader := metric.NewManualReader()
+			mp := metric.NewMeterProvider(metric.WithReader(reader))
+			defer mp.Shutdown(context.Background())
+			set := Open(context.Background(), Options{MeterProvider: mp, Root: root})
+			defer set.Shutdown(context.Background())
+
+			byName := map[string]Status{}
+			for _, st := range set.Statuses() {
+				byName[st.Source] = st
+				if !st.Available && st.Reason == "" {
+					t.Errorf("%s is unavailable without a reason", st.Source)
+				}
+			}
+			for _, want := range []string{"cpu", "memory"} {
+				if !byName[want].Available {
+					t.Errorf("%s unavailable on the fixture host: %+v", want, byName[want])
+				}
+			}
+			for _, src := range []string{"rapl", "thermal"} {
+				if byName[src].Available != sensors {
+					t.Errorf("%s available %v, want %v: %+v", src, byName[src].Available, sensors, byName[src])
+				}
+			}
+
+			var rm metricdata.ResourceMetrics
+			if err := reader.Collect(context.Background(), &rm); err != nil {
+				t.Logf("collect: %v", err)
+			}
+			scopes := map[string][]string{}
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					scopes[sm.Scope.Name] = append(scopes[sm.Scope.Name], m.Name)
+				}
+			}
+			if got := scopes[rapl.ScopeName]; sensors != slices.Contains(got, "hw.energy") || !sensors && len(got) > 0 {
+				t.Errorf("rapl metrics %v, sensors %v", got, sensors)
+			}
+			if got := scopes[thermal.ScopeName]; sensors != slices.Contains(got, "hw.temperature") || !sensors && len(got) > 0 {
+				t.Errorf("thermal metrics %v, sensors %v", got, sensors)
+			}
+			if got := scopes[cpu.ScopeName]; !slices.Contains(got, "system.cpu.time") {
+				t.Errorf("cpu metrics %v, want system.cpu.time from the fixture", got)
+			}
+		})
 	}
 }

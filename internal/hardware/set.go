@@ -37,6 +37,11 @@ type Options struct {
 	// initializes in the background; 0 does not wait (the agent's start
 	// path), and the GPUs join when found.
 	GPUWait time.Duration
+	// Root is the host root under which the /proc and /sys readers (cpu,
+	// memory, process, perf, rapl, thermal) read. "": the receivers'
+	// default, $ORTEL_HOST_ROOT or else "/". Tests point it at fixture
+	// trees, so what a machine has (RAPL, thermal zones) is up to them.
+	Root string
 }
 
 // Set is the receivers that could start.
@@ -75,6 +80,14 @@ func Open(ctx context.Context, o Options) *Set {
 		raplOpts = append(raplOpts, rapl.WithMeterProvider(mp))
 		thermOpts = append(thermOpts, thermal.WithMeterProvider(mp))
 		nvmlOpts = append(nvmlOpts, nvml.WithMeterProvider(mp))
+	}
+	if o.Root != "" {
+		cpuOpts = append(cpuOpts, cpu.WithRoot(o.Root))
+		memOpts = append(memOpts, memory.WithRoot(o.Root))
+		procOpts = append(procOpts, process.WithRoot(o.Root))
+		perfOpts = append(perfOpts, perf.WithRoot(o.Root))
+		raplOpts = append(raplOpts, rapl.WithRoot(o.Root))
+		thermOpts = append(thermOpts, thermal.WithRoot(o.Root))
 	}
 	if len(o.PIDs) > 0 {
 		procOpts = append(procOpts, process.WithPIDs(o.PIDs...))

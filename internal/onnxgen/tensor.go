@@ -109,7 +109,7 @@ func (t *Tensor) check() error {
 	case t.Raw != nil:
 		size := int64(t.Type.Size())
 		if int64(len(t.Raw))%size != 0 {
-			return fmt.Errorf("Raw holds %d bytes, not a whole number of %d-byte %v elements", len(t.Raw), size, t.Type)
+			return fmt.Errorf("the Raw field holds %d bytes, not a whole number of %d-byte %v elements", len(t.Raw), size, t.Type)
 		}
 		have, field = int64(len(t.Raw))/size, "Raw"
 	}

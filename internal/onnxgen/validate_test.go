@@ -109,7 +109,7 @@ func TestValidateRejectsBrokenGraphs(t *testing.T) {
 		}, `exactly one of Floats, Int64s, Int32s or Raw, but 2 are set`},
 		{"raw data of a partial element", func(m *Model) {
 			m.Graph.Initializers = []Tensor{{Name: "w", Type: Float16, Raw: []byte{1, 2, 3}}}
-		}, `Raw holds 3 bytes, not a whole number of 2-byte float16 elements`},
+		}, `the Raw field holds 3 bytes, not a whole number of 2-byte float16 elements`},
 		{"initializer listed twice", func(m *Model) {
 			w := FloatTensor("w", nil, []float32{1})
 			m.Graph.Initializers = []Tensor{w, w}

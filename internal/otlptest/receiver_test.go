@@ -301,13 +301,11 @@ func TestSetDelay(t *testing.T) {
 	// The client gives up: the call ends with its deadline, not the delay's.
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	startAt := time.Now()
+	// DeadlineExceeded says the deadline ended the call (the delay is an
+	// hour); no wall-time bound is needed for that.
 	_, err := tc.Export(short, oneSpan("slow"))
 	if status.Code(err) != codes.DeadlineExceeded {
 		t.Fatalf("Export error = %v, want DeadlineExceeded", err)
-	}
-	if d := time.Since(startAt); d > 10*time.Second {
-		t.Errorf("Export took %v; the client's deadline did not end it", d)
 	}
 	if len(r.Spans()) != 0 {
 		t.Error("kept a span from a request its client abandoned")
@@ -315,7 +313,7 @@ func TestSetDelay(t *testing.T) {
 
 	// A delayed call is answered once the delay passes.
 	r.SetDelay(20 * time.Millisecond)
-	startAt = time.Now()
+	startAt := time.Now()
 	if _, err := tc.Export(ctx, oneSpan("late")); err != nil {
 		t.Fatal(err)
 	}

@@ -215,6 +215,15 @@ func TestShutdown(t *testing.T) {
 	}
 }
 
+// TestShutdownUnregisters: after Shutdown the SDK no longer runs the
+// receiver's callback (a Shutdown that only marks the receiver down
+// leaks the registration; its metrics would vanish all the same).
+func TestShutdownUnregisters(t *testing.T) {
+	procfstest.ShutdownUnregisters(t, func(mp metric.MeterProvider) (*Receiver, error) {
+		return New(WithRoot("testdata/swap"), WithMeterProvider(mp))
+	})
+}
+
 // TestShutdownDuringCollect: Shutdown while collections run must not
 // deadlock (the SDK holds its lock while the callback runs).
 func TestShutdownDuringCollect(t *testing.T) {

@@ -72,7 +72,8 @@ func TestCollectionMath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp, reader := procfstest.NewProvider(t)
+	mp := procfstest.NewTracker(t)
+	reader := mp.Reader
 	if err := r.register(mp, sel); err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +138,12 @@ func TestCollectionMath(t *testing.T) {
 
 	if err := r.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	// Unregistered: the SDK no longer runs the callback.
+	before := mp.Calls()
+	procfstest.Collect(t, reader)
+	if mp.Live() != 0 || mp.Calls() != before {
+		t.Errorf("after Shutdown: %d callbacks registered, %d runs; want none", mp.Live(), mp.Calls()-before)
 	}
 	for _, c := range append(append(instr, cycles...), refs[0], misses[0], faultsErr) {
 		if n := c.(*script).closed; n != 1 {

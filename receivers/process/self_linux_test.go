@@ -16,12 +16,14 @@ import (
 // the fast path's must lie between.
 func TestSelfMatchesProc(t *testing.T) {
 	pid := os.Getpid()
-	fast, err := New(WithAllMetrics())
+	// On "/" whatever ORTEL_HOST_ROOT says: under another root "self" is
+	// not this process, and the fast path is rightly off.
+	fast, err := New(WithRoot("/"), WithAllMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fast.Shutdown(t.Context())
-	slow, err := New(WithAllMetrics(), withOpener(procfs.Open))
+	slow, err := New(WithRoot("/"), WithAllMetrics(), withOpener(procfs.Open))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -357,6 +357,15 @@ func TestShutdown(t *testing.T) {
 	procfstest.ShutdownTwice(t, r.Shutdown, collect)
 }
 
+// TestShutdownUnregisters: after Shutdown the SDK no longer runs the
+// receiver's callback (a Shutdown that only marks the receiver down
+// leaks the registration; its metrics would vanish all the same).
+func TestShutdownUnregisters(t *testing.T) {
+	procfstest.ShutdownUnregisters(t, func(mp metric.MeterProvider) (*Receiver, error) {
+		return New(WithRoot(procfstest.Expand(t, "testdata/xeon-2s.txtar")), WithMeterProvider(mp))
+	})
+}
+
 // TestThisMachine runs the receiver on the real /sys: it either reads
 // zones or says why not. Nothing is skipped.
 func TestThisMachine(t *testing.T) {

@@ -20,11 +20,13 @@ type receiver struct {
 	gauge    metric.Float64ObservableGauge
 	released int
 	calls    int // callback calls that observed
+	runs     int // callback calls, down or not
 }
 
 func (r *receiver) collect(_ context.Context, o metric.Observer) error {
 	r.cb.Lock()
 	defer r.cb.Unlock()
+	r.runs++
 	if r.cb.Down() {
 		return nil
 	}
@@ -63,8 +65,12 @@ func TestRegisterAndShutdown(t *testing.T) {
 	if r.released != 1 {
 		t.Errorf("released %d times, want once", r.released)
 	}
+	runs := r.runs
 	if n, err := collect(); n != 0 || err != nil {
 		t.Errorf("after Shutdown: %d metrics, %v; want none", n, err)
+	}
+	if r.runs != runs {
+		t.Errorf("the SDK ran the callback after Shutdown: it was not unregistered")
 	}
 	// A collection already waiting for the lock when Shutdown began
 	// observes nothing.
@@ -111,8 +117,12 @@ func TestStop(t *testing.T) {
 	if first, err := r.cb.Stop(); first || err != nil {
 		t.Errorf("second Stop = %v, %v; want false, nil", first, err)
 	}
+	runs := r.runs
 	if n, err := collect(); n != 0 || err != nil {
 		t.Errorf("after Stop: %d metrics, %v; want none", n, err)
+	}
+	if r.runs != runs {
+		t.Errorf("the SDK ran the callback after Stop: it was not unregistered")
 	}
 	// Shutdown after Stop releases nothing: whoever stopped releases.
 	if err := r.cb.Shutdown("test", r.release); err != nil || r.released != 0 {
