@@ -243,7 +243,15 @@ func (c *core) nodeMetricAttrs(op, provider string) metric.MeasurementOption {
 func (c *core) nodeAttributes(n *profile.Event) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 0, 16)
 	attrs = append(attrs, c.baseAttrs...)
-	attrs = append(attrs,
+	return AppendNodeAttributes(attrs, n)
+}
+
+// AppendNodeAttributes appends the span attributes ortel gives one operator
+// (node name, op type, provider, index, shapes, sizes, thread statistics and,
+// from ONNX Runtime 1.25 on, the allocator readings) to dst and returns it.
+// The model name and other session attributes are not included.
+func AppendNodeAttributes(dst []attribute.KeyValue, n *profile.Event) []attribute.KeyValue {
+	attrs := append(dst,
 		attribute.String(attrNodeName, n.NodeName()),
 		attribute.String(attrNodeOpType, n.OpName),
 		attribute.String(attrExecutionProvider, n.Provider),
@@ -278,6 +286,15 @@ func (c *core) nodeAttributes(n *profile.Event) []attribute.KeyValue {
 		if t.Imbalance > 0 {
 			attrs = append(attrs, attribute.Float64(attrNodeThreadsImbalance, t.Imbalance))
 		}
+	}
+	if m := &n.Memory; m.Present {
+		attrs = append(attrs,
+			attribute.Int64(attrNodeMemArenaHeld, m.ArenaHeld),
+			attribute.Int64(attrNodeMemArenaHeldDelta, m.ArenaHeldDelta),
+			attribute.Int64(attrNodeMemInUse, m.BytesInUse),
+			attribute.Int64(attrNodeMemInUseDelta, m.InUseDelta),
+			attribute.Int64(attrNodeMemInUsePeak, m.InUsePeak),
+		)
 	}
 	return attrs
 }
