@@ -64,9 +64,9 @@ type Stats struct {
 // Spans returns the number of spans written.
 func (s Stats) Spans() int64 { return s.Runs + s.Nodes + s.Other }
 
-// ErrNoRuns is returned (wrapped) when a profile has operator events but no
-// model_run enclosing any of them.
-var ErrNoRuns = errors.New("no model_run event encloses the operator events, so there is no run to attach them to")
+// ErrNoRuns is returned (wrapped) when a profile has no model_run event
+// (or none that encloses an operator event): it holds no run to import.
+var ErrNoRuns = errors.New("no model_run event, so no run to import")
 
 // ErrNoEvents is returned (wrapped) when a profile holds no ONNX Runtime
 // event at all (no Session or Node category).
@@ -111,8 +111,10 @@ func Import(ctx context.Context, r io.Reader, sink Sink, opts Options) (Stats, e
 	switch {
 	case im.events == 0:
 		return im.st, ErrNoEvents
-	case im.st.Outside > 0 && im.st.Runs == 0:
-		return im.st, fmt.Errorf("%d operator events: %w", im.st.Outside, ErrNoRuns)
+	case im.st.Runs == 0 && im.st.Outside > 0:
+		return im.st, fmt.Errorf("%w: %d operator events lie outside every run and were not written", ErrNoRuns, im.st.Outside)
+	case im.st.Runs == 0:
+		return im.st, ErrNoRuns
 	case im.st.Outside > 0:
 		return im.st, fmt.Errorf("%d of %d operator events lie outside every model_run and were not written", im.st.Outside, im.st.NodeEvents)
 	}
