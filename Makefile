@@ -8,7 +8,7 @@ export ORTEL_CACHE_DIR
 BIN := $(CURDIR)/bin
 DEMO_OUT ?= $(CURDIR)/out/demo
 
-.PHONY: all setup build demo test vet fmt-check bench fuzz clean collector validate-collector e2e
+.PHONY: all setup build demo test vet fmt-check bench bench-import fuzz clean collector validate-collector e2e
 
 all: build
 
@@ -47,6 +47,13 @@ fuzz:
 ## bench: the performance budgets of DESIGN.md, each against its peer
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/... ./cmd/ortel/
+
+## bench-import: ortel import of a generated 1 GB profile vs encoding/json and python3 json.load (slow; not in test)
+IMPORT_BENCH_SIZE ?= 1073741824
+bench-import:
+	$(GO) build -o $(BIN)/ortel ./cmd/ortel
+	$(GO) build -o $(BIN)/bench-import ./internal/profimport/cmd/bench-import
+	$(BIN)/bench-import -size $(IMPORT_BENCH_SIZE) -ortel $(BIN)/ortel -dir $(CURDIR)/.cache/bench-import
 
 ## collector: build the local OpenTelemetry Collector from otelcol-config/ (cached)
 collector:
