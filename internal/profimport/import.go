@@ -91,6 +91,7 @@ func Import(ctx context.Context, r io.Reader, sink Sink, opts Options) (Stats, e
 			break
 		}
 		if err := im.add(ev); err != nil {
+			_ = im.wait() // count what the sink took before failing
 			im.st.Bytes = rd.Offset()
 			im.st.Warnings, im.st.WarningCount = rd.Warnings(), rd.WarningCount()
 			return im.st, err
@@ -100,6 +101,9 @@ func Import(ctx context.Context, r io.Reader, sink Sink, opts Options) (Stats, e
 	im.st.Warnings, im.st.WarningCount = rd.Warnings(), rd.WarningCount()
 	// Events read before a syntax error are whole: write what they hold.
 	err := im.flush()
+	if werr := im.wait(); err == nil {
+		err = werr
+	}
 	im.st.Outside = int64(im.countOutside())
 	im.st.Spilled = im.spilled
 	if err != nil {
@@ -132,7 +136,13 @@ type importer struct {
 
 	batch                []Span
 	nb                   int
-	bRuns, bNodes, bOthr int64 // kinds in the batch not yet written
+	bRuns, bNodes, bOthr int64 // kinds in the batch being filled
+
+	// One batch at a time is written by a goroutine while the next is
+	// filled: spare is the batch it holds, inflight its result (nil when
+	// none is out). The reader never gets more than one batch ahead.
+	spare    []Span
+	inflight chan written
 
 	pending []profile.Event // pending[:np] are events not placed yet
 	np      int
@@ -171,6 +181,7 @@ func newImporter(ctx context.Context, sink Sink, opt Options) *importer {
 	im := &importer{
 		ctx: ctx, sink: sink, opt: opt, ids: newIDGen(),
 		batch:    make([]Span, opt.BatchSize),
+		spare:    make([]Span, opt.BatchSize),
 		spill:    spillFile{dir: opt.SpillDir},
 		nodeRecs: map[[2]string]metric.RecordOption{},
 	}
@@ -346,19 +357,46 @@ func (im *importer) done() error {
 	return im.flush()
 }
 
-// flush writes the batch and counts its spans as written.
+// written is the outcome of one batch's write.
+type written struct {
+	runs, nodes, other int64
+	err                error
+}
+
+// flush hands the batch to the writer goroutine, after waiting for the
+// batch before it: a busy sink holds the reader back.
 func (im *importer) flush() error {
+	if err := im.wait(); err != nil {
+		return err
+	}
 	if im.nb == 0 {
 		return nil
 	}
-	if err := im.sink.Write(im.ctx, im.batch[:im.nb]); err != nil {
-		im.nb, im.bRuns, im.bNodes, im.bOthr = 0, 0, 0, 0
-		return err
-	}
-	im.st.Runs += im.bRuns
-	im.st.Nodes += im.bNodes
-	im.st.Other += im.bOthr
+	batch, w := im.batch[:im.nb], written{runs: im.bRuns, nodes: im.bNodes, other: im.bOthr}
+	im.inflight = make(chan written, 1)
+	go func(ch chan<- written) {
+		w.err = im.sink.Write(im.ctx, batch)
+		ch <- w
+	}(im.inflight)
+	im.batch, im.spare = im.spare, im.batch
 	im.nb, im.bRuns, im.bNodes, im.bOthr = 0, 0, 0, 0
+	return nil
+}
+
+// wait waits for the batch being written and counts its spans once the
+// sink took them.
+func (im *importer) wait() error {
+	if im.inflight == nil {
+		return nil
+	}
+	w := <-im.inflight
+	im.inflight = nil
+	if w.err != nil {
+		return w.err
+	}
+	im.st.Runs += w.runs
+	im.st.Nodes += w.nodes
+	im.st.Other += w.other
 	return nil
 }
 

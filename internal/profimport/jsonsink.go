@@ -182,11 +182,37 @@ func appendFloat(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plain8 reports whether none of the 8 bytes of x needs escaping or UTF-8
+// checking: no control character, '"', '\\' or non-ASCII byte.
+func plain8(x uint64) bool {
+	ctl := (x - lsb*0x20) & ^x & msb
+	q := x ^ (lsb * '"')
+	bs := x ^ (lsb * '\\')
+	return (ctl|((q-lsb)&^q&msb)|((bs-lsb)&^bs&msb)|(x&msb)) == 0
+}
+
+// load8 reads s[i:i+8] as a little-endian word (the compiler merges the
+// loads).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 // appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	i := 0
+	for i+8 <= len(s) && plain8(load8(s, i)) {
+		i += 8
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
