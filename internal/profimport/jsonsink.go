@@ -193,7 +193,7 @@ func plain8(x uint64) bool {
 	ctl := (x - lsb*0x20) & ^x & msb
 	q := x ^ (lsb * '"')
 	bs := x ^ (lsb * '\\')
-	return (ctl|((q-lsb)&^q&msb)|((bs-lsb)&^bs&msb)|(x&msb)) == 0
+	return (ctl | ((q - lsb) &^ q & msb) | ((bs - lsb) &^ bs & msb) | (x & msb)) == 0
 }
 
 // load8 reads s[i:i+8] as a little-endian word (the compiler merges the
