@@ -25,6 +25,7 @@ type opCollector struct {
 	runSpan  map[int64]trace.SpanContext
 	// arenaPeak is the most the memory arena held (ORT 1.25+ profiles).
 	arenaPeak int64
+	arenaGrow map[[2]string]int64 // (node, op type) -> bytes it grew the arena by
 }
 
 func newOpCollector() *opCollector {
@@ -53,6 +54,12 @@ func (c *opCollector) observe(n instrument.ProfiledNode) {
 	c.runs[n.Run]++
 	if ev.Memory.Present {
 		c.arenaPeak = max(c.arenaPeak, ev.Memory.ArenaHeld)
+		if d := ev.Memory.ArenaHeldDelta; d > 0 {
+			if c.arenaGrow == nil {
+				c.arenaGrow = map[[2]string]int64{}
+			}
+			c.arenaGrow[[2]string{ev.NodeName(), ev.OpName}] += d
+		}
 	}
 	if n.RunSpan.IsValid() {
 		c.runSpan[n.Run] = n.RunSpan
@@ -86,6 +93,19 @@ func (c *opCollector) summary(profileRuns int) *report.Operators {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ops := &report.Operators{ProfiledRuns: len(c.runs), NodesByProvider: map[string]int{}, ArenaPeakBytes: c.arenaPeak}
+	for k, b := range c.arenaGrow {
+		ops.ArenaGrowth = append(ops.ArenaGrowth, report.ArenaGrowth{Name: k[0], OpType: k[1], Bytes: b})
+	}
+	sort.Slice(ops.ArenaGrowth, func(i, j int) bool {
+		if ops.ArenaGrowth[i].Bytes != ops.ArenaGrowth[j].Bytes {
+			return ops.ArenaGrowth[i].Bytes > ops.ArenaGrowth[j].Bytes
+		}
+		return ops.ArenaGrowth[i].Name < ops.ArenaGrowth[j].Name
+	})
+	ops.ArenaGrowth = ops.ArenaGrowth[:min(len(ops.ArenaGrowth), 10)]
+	if len(ops.ArenaGrowth) == 0 {
+		ops.ArenaGrowth = nil
+	}
 	if len(c.runs) == 0 {
 		return ops
 	}

@@ -135,12 +135,22 @@ type Operators struct {
 	// ArenaPeakBytes is the most the session's memory arena held during
 	// the profiled runs (ONNX Runtime 1.25+; absent before).
 	ArenaPeakBytes int64 `json:"arena_peak_bytes,omitempty"`
+	// ArenaGrowth lists the nodes that grew the arena over the profiled
+	// runs, largest growth first (at most 10; ONNX Runtime 1.25+).
+	ArenaGrowth []ArenaGrowth `json:"arena_growth,omitempty"`
 	// Timeline is every operator of one profiled run (the last), in order,
 	// with offsets from the run's start: the data of a Gantt chart.
 	Timeline []NodeTiming `json:"timeline,omitempty"`
 	// RunSpans are the profiled runs' spans, oldest first, to find their
 	// traces in a tracing backend.
 	RunSpans []SpanRef `json:"run_spans,omitempty"`
+}
+
+// ArenaGrowth is how much one node grew the session's memory arena.
+type ArenaGrowth struct {
+	Name   string `json:"name"`
+	OpType string `json:"op_type"`
+	Bytes  int64  `json:"bytes"`
 }
 
 // SpanRef identifies a span: W3C hex ids.
