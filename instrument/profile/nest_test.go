@@ -2,6 +2,7 @@ package profile
 
 import (
 	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,4 +219,23 @@ func TestMemoryArgs(t *testing.T) {
 	if m := ev.Memory; !m.Present || m.InUseDelta != -256 || m.ArenaHeldDelta != 4096 || m.ArenaHeld != 8192 {
 		t.Errorf("memory %+v", m)
 	}
+}
+
+// gunzipTestdata returns the bytes of a gzip-compressed file in testdata.
+func gunzipTestdata(tb testing.TB, name string) []byte {
+	tb.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
