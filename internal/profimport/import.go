@@ -35,7 +35,7 @@ type Options struct {
 	BatchSize int
 	// MaxPending is the most events kept in memory while no model_run
 	// encloses them; beyond it they are spilled to a temporary file in
-	// SpillDir (default os.TempDir). Default 16384 (a few MB).
+	// SpillDir (default os.TempDir). Default 8192 (a few MB).
 	MaxPending int
 	SpillDir   string
 }
@@ -171,7 +171,7 @@ func newImporter(ctx context.Context, sink Sink, opt Options) *importer {
 		opt.BatchSize = 1024
 	}
 	if opt.MaxPending <= 0 {
-		opt.MaxPending = 16384
+		opt.MaxPending = 8192
 	}
 	mp := opt.MeterProvider
 	if mp == nil {

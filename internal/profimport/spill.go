@@ -1,7 +1,7 @@
 package profimport
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/gob"
 	"fmt"
 	"io"
@@ -19,7 +19,19 @@ type spillFile struct {
 	f    *os.File
 	end  int64
 	segs []segment
-	buf  bytes.Buffer
+	bw   *bufio.Writer
+}
+
+// offsetWriter writes to f at a moving offset.
+type offsetWriter struct {
+	f   *os.File
+	off int64
+}
+
+func (w *offsetWriter) Write(p []byte) (int, error) {
+	n, err := w.f.WriteAt(p, w.off)
+	w.off += int64(n)
+	return n, err
 }
 
 type segment struct {
@@ -57,15 +69,22 @@ func (s *spillFile) write(evs []profile.Event) error {
 		g.minTS = min(g.minTS, evs[i].TS)
 		g.maxEnd = max(g.maxEnd, evs[i].TS+evs[i].Dur)
 	}
-	s.buf.Reset()
-	if err := gob.NewEncoder(&s.buf).Encode(evs); err != nil {
-		return fmt.Errorf("spill events: %w", err)
+	// Streamed through a small buffer: a segment is never whole in memory.
+	ow := &offsetWriter{f: s.f, off: s.end}
+	if s.bw == nil {
+		s.bw = bufio.NewWriterSize(ow, 64<<10)
+	} else {
+		s.bw.Reset(ow)
 	}
-	if _, err := s.f.WriteAt(s.buf.Bytes(), s.end); err != nil {
+	err := gob.NewEncoder(s.bw).Encode(evs)
+	if err == nil {
+		err = s.bw.Flush()
+	}
+	if err != nil {
 		return fmt.Errorf("write spill file %s: %w", s.f.Name(), err)
 	}
-	g.size = int64(s.buf.Len())
-	s.end += g.size
+	g.size = ow.off - s.end
+	s.end = ow.off
 	s.segs = append(s.segs, g)
 	return nil
 }
