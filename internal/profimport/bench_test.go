@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"testing"
+
+	"github.com/ortel-dev/ortel/internal/otlptest"
 )
 
 // BenchmarkImport converts a 64 MB profile of real PaddleOCR det runs (ORT
@@ -48,4 +50,30 @@ func BenchmarkImport(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkImportOTLP sends a 16 MB profile of real det runs to the
+// in-process OTLP/gRPC receiver, each batch acknowledged before the next
+// is sent: the OTLP path's throughput (MB of profile per second).
+func BenchmarkImportOTLP(b *testing.B) {
+	data, c := synth(b, "det_ort1.30.0.json.gz", 16<<20, false)
+	rcv, err := otlptest.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rcv.Close()
+	ctx := context.Background()
+	sink, err := NewClientSink(ctx, grpcClient(rcv.Endpoint()), rcv.Endpoint(), testResource(), testScope)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sink.Close()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		st, err := Import(ctx, bytes.NewReader(data), sink, Options{})
+		if err != nil || st.Nodes != c.NodeEvents {
+			b.Fatalf("%+v %v", st, err)
+		}
+	}
 }
