@@ -49,7 +49,8 @@ func main() {
 
 type result struct {
 	wall   time.Duration
-	maxRSS int64 // bytes
+	cpu    time.Duration // user + system
+	maxRSS int64         // bytes
 	out    string
 }
 
@@ -65,6 +66,7 @@ func child(name string, args ...string) (result, error) {
 	r := result{wall: time.Since(t0), out: out.String()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.maxRSS = ru.Maxrss * 1024
+		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	if err != nil {
 		return r, fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, r.out)
@@ -158,11 +160,15 @@ func run(dir, ortel, src string, size, small int64, python bool) error {
 	}
 	outInfo, _ := os.Stat(filepath.Join(dir, "out", "traces.jsonl"))
 	fmt.Printf("load average after: %s\n\n", load())
-	fmt.Printf("%-28s %10s %10s %12s\n", "reader of the same file", "seconds", "MB/s", "peak RSS MB")
-	fmt.Printf("%-28s %10.2f %10.1f %12.1f\n", "ortel import -> file", rb.wall.Seconds(), rb.mbps(c.Bytes), float64(rb.maxRSS)/1e6)
-	fmt.Printf("%-28s %10.2f %10.1f %12.1f\n", "encoding/json (Decoder)", rj.wall.Seconds(), rj.mbps(c.Bytes), float64(rj.maxRSS)/1e6)
+	row := func(name string, r result) {
+		fmt.Printf("%-28s %10.2f %10.1f %10.2f %14.1f %12.1f\n", name, r.wall.Seconds(), r.mbps(c.Bytes),
+			r.cpu.Seconds(), float64(c.Bytes)/1e6/r.cpu.Seconds(), float64(r.maxRSS)/1e6)
+	}
+	fmt.Printf("%-28s %10s %10s %10s %14s %12s\n", "reader of the same file", "wall s", "MB/s", "CPU s", "MB per CPU s", "peak RSS MB")
+	row("ortel import -> file", rb)
+	row("encoding/json (Decoder)", rj)
 	if python {
-		fmt.Printf("%-28s %10.2f %10.1f %12.1f\n", "python3 json.load", rp.wall.Seconds(), rp.mbps(c.Bytes), float64(rp.maxRSS)/1e6)
+		row("python3 json.load", rp)
 	}
 	fmt.Printf("\nortel import: %.1fx encoding/json", rj.wall.Seconds()/rb.wall.Seconds())
 	if python {
