@@ -253,24 +253,17 @@ func (im *importer) hold(ev *profile.Event) error {
 // closeRun writes the run that run closes: the held events inside it,
 // nested, then the run span.
 func (im *importer) closeRun(run *profile.Event) error {
+	// A run's events lie inside its interval and, with the sequential
+	// executor, on its thread: the thread tells apart runs that other
+	// threads ran at the same time. A run with no kernel on its own thread
+	// (a parallel executor) takes every event inside its interval.
 	lo, hi := run.TS, run.TS+run.Dur
-	inside := func(e *profile.Event) bool { return e.TS >= lo && e.TS+e.Dur <= hi }
-	k := 0
-	for i := 0; i < im.np; i++ {
-		if !inside(&im.pending[i]) {
-			im.pending[k], im.pending[i] = im.pending[i], im.pending[k]
-			k++
-		}
+	k, err := im.gather(lo, hi, func(e *profile.Event) bool { return e.TID == run.TID })
+	if err != nil {
+		return err
 	}
-	if len(im.spill.segs) > 0 {
-		err := im.spill.take(lo, hi, func(e *profile.Event) {
-			if im.np == len(im.pending) {
-				im.pending = append(im.pending, profile.Event{})
-			}
-			e.CopyTo(&im.pending[im.np])
-			im.np++
-		})
-		if err != nil {
+	if !hasKernel(im.pending[k:im.np]) {
+		if k, err = im.gather(lo, hi, nil); err != nil {
 			return err
 		}
 	}
@@ -398,6 +391,44 @@ func (im *importer) wait() error {
 	im.st.Nodes += w.nodes
 	im.st.Other += w.other
 	return nil
+}
+
+// gather moves the held and spilled events inside [lo, hi] (and passing
+// also, when not nil) to the end of pending, from the returned index on;
+// events already there (from an earlier gather) stay in the group.
+func (im *importer) gather(lo, hi int64, also func(*profile.Event) bool) (int, error) {
+	in := func(e *profile.Event) bool {
+		return e.TS >= lo && e.TS+e.Dur <= hi && (also == nil || also(e))
+	}
+	k := 0
+	for i := 0; i < im.np; i++ {
+		if !in(&im.pending[i]) {
+			im.pending[k], im.pending[i] = im.pending[i], im.pending[k]
+			k++
+		}
+	}
+	if len(im.spill.segs) > 0 {
+		err := im.spill.take(in, func(e *profile.Event) {
+			if im.np == len(im.pending) {
+				im.pending = append(im.pending, profile.Event{})
+			}
+			e.CopyTo(&im.pending[im.np])
+			im.np++
+		}, lo, hi)
+		if err != nil {
+			return k, err
+		}
+	}
+	return k, nil
+}
+
+func hasKernel(evs []profile.Event) bool {
+	for i := range evs {
+		if evs[i].IsKernel() {
+			return true
+		}
+	}
+	return false
 }
 
 // countOutside counts held and spilled kernel events: those no model_run

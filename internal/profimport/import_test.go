@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -231,5 +232,56 @@ func TestImportOTLPReceiver(t *testing.T) {
 	got := rcv.Spans()
 	if st.Nodes != c.NodeEvents || int64(len(got)) != st.Spans() {
 		t.Fatalf("stats %+v, receiver holds %d spans, profile %+v", st, len(got), c)
+	}
+}
+
+// TestImportConcurrentRuns: two threads ran the session at once, so run B's
+// first node lies inside run A's interval and is still held when A closes;
+// the thread ids keep it in B. Also through the spill file (one event held
+// in memory). It catches nodes given to the wrong run by time alone.
+func TestImportConcurrentRuns(t *testing.T) {
+	ev := func(cat, name string, tid, ts, dur int64) string {
+		args := `{}`
+		if cat == "Node" {
+			args = `{"op_name":"Op","provider":"CPUExecutionProvider"}`
+		}
+		return fmt.Sprintf(`{"cat":%q,"name":%q,"ph":"X","pid":1,"tid":%d,"ts":%d,"dur":%d,"args":%s}`, cat, name, tid, ts, dur, args)
+	}
+	prof := "[" + strings.Join([]string{
+		ev("Node", "a1_kernel_time", 1, 10, 10),
+		ev("Node", "b1_kernel_time", 2, 60, 10),
+		ev("Node", "a2_kernel_time", 1, 75, 20),
+		ev("Session", "SequentialExecutor::Execute", 1, 5, 93),
+		ev("Session", "model_run", 1, 0, 100),
+		ev("Node", "b2_kernel_time", 2, 110, 30),
+		ev("Session", "SequentialExecutor::Execute", 2, 55, 90),
+		ev("Session", "model_run", 2, 50, 100),
+	}, ",") + "]"
+	for _, pending := range []int{0, 1} {
+		var out bytes.Buffer
+		st, err := Import(context.Background(), strings.NewReader(prof), NewFileSink(&out, "test", testResource(), testScope),
+			Options{MaxPending: pending, SpillDir: t.TempDir()})
+		if err != nil || st.Runs != 2 || st.Nodes != 4 {
+			t.Fatalf("pending %d: %+v, %v", pending, st, err)
+		}
+		spans := readSpans(t, out.Bytes())
+		runOf := map[string]string{} // span id -> run start
+		for _, s := range spans {
+			if strings.HasPrefix(s.Name, "run ") {
+				runOf[otlptest.HexID(s.SpanId)] = fmt.Sprint(s.StartTimeUnixNano)
+			}
+		}
+		got := map[string]string{}
+		for _, s := range spans {
+			if n, ok := otlptest.AttrString(s.Attributes, "onnxruntime.node.name"); ok {
+				got[n] = runOf[otlptest.HexID(s.ParentSpanId)]
+			}
+		}
+		want := map[string]string{"a1": "0", "a2": "0", "b1": "50000", "b2": "50000"}
+		for n, w := range want {
+			if got[n] != w {
+				t.Errorf("pending %d: %s in the run starting at %q ns, want %q", pending, n, got[n], w)
+			}
+		}
 	}
 }

@@ -90,8 +90,8 @@ func (s *spillFile) write(evs []profile.Event) error {
 }
 
 // take reads back every live segment overlapping [lo, hi], hands each of
-// its events inside the interval to keep, and spills the others again.
-func (s *spillFile) take(lo, hi int64, keep func(*profile.Event)) error {
+// its events that in accepts to keep, and spills the others again.
+func (s *spillFile) take(in func(*profile.Event) bool, keep func(*profile.Event), lo, hi int64) error {
 	n := len(s.segs)
 	for i := 0; i < n; i++ {
 		g := &s.segs[i]
@@ -106,7 +106,7 @@ func (s *spillFile) take(lo, hi int64, keep func(*profile.Event)) error {
 		rest := evs[:0]
 		for j := range evs {
 			e := &evs[j]
-			if e.TS >= lo && e.TS+e.Dur <= hi {
+			if in(e) {
 				keep(e)
 			} else {
 				rest = append(rest, *e)
