@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/grpc/codes"
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/internal/otlpjson"
@@ -283,5 +284,29 @@ func TestImportConcurrentRuns(t *testing.T) {
 				t.Errorf("pending %d: %s in the run starting at %q ns, want %q", pending, n, got[n], w)
 			}
 		}
+	}
+}
+
+// TestImportOTLPRejected: a collector that refuses the spans for good
+// stops the import with its error, and nothing is counted as written.
+func TestImportOTLPRejected(t *testing.T) {
+	rcv, err := otlptest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rcv.Close()
+	rcv.SetFailure(codes.InvalidArgument) // not retryable
+	ctx := context.Background()
+	sink, err := NewClientSink(ctx, grpcClient(rcv.Endpoint()), rcv.Endpoint(), testResource(), testScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	st, err := Import(ctx, bytes.NewReader(realProfile(t, "vad_ort1.30.0.json.gz")), sink, Options{BatchSize: 10})
+	if err == nil || !strings.Contains(err.Error(), rcv.Endpoint()) {
+		t.Fatalf("error %v, want the collector's refusal naming it", err)
+	}
+	if st.Spans() != 0 || len(rcv.Spans()) != 0 {
+		t.Fatalf("counted %d spans written, receiver holds %d", st.Spans(), len(rcv.Spans()))
 	}
 }
