@@ -392,7 +392,8 @@ type ImportStats struct {
 
 // ImportProfile turns an ORT profile written by any ORT program (Python, C++,
 // C#, Go) into spans: one trace per model_run, with its operators as child
-// spans, and a span for each other session event (model loading, session
+// spans (the nodes of If/Loop/Scan subgraphs as children of the node that
+// ran them), and a span for each other session event (model loading, session
 // initialization). origin is the wall-clock time of the profile's clock zero,
 // usually when the profiled session was created. It uses the same options as
 // sessions (providers, model name).
