@@ -17,7 +17,7 @@ export CC := $(CURDIR)/scripts/cc-quiet-nvml.sh
 # staticcheck, pinned: the newest release that knows Go 1.26.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all setup build demo test vet fmt-check staticcheck bench fuzz clean collector validate-collector e2e
+.PHONY: all setup build demo test vet fmt-check staticcheck bench bench-import fuzz clean collector validate-collector e2e
 
 all: build
 
@@ -59,6 +59,13 @@ fuzz:
 ## bench: the performance budgets of DESIGN.md, each against its peer
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/... ./cmd/ortel/
+
+## bench-import: ortel import of a generated 1 GB profile vs encoding/json and python3 json.load (slow; not in test)
+IMPORT_BENCH_SIZE ?= 1073741824
+bench-import:
+	$(GO) build -o $(BIN)/ortel ./cmd/ortel
+	$(GO) build -o $(BIN)/bench-import ./internal/profimport/cmd/bench-import
+	$(BIN)/bench-import -size $(IMPORT_BENCH_SIZE) -ortel $(BIN)/ortel -dir $(CURDIR)/.cache/bench-import
 
 ## collector: build the local OpenTelemetry Collector from otelcol-config/ (cached)
 collector:

@@ -26,13 +26,22 @@ type ProfiledNode struct {
 	Start, End time.Time
 	// Node is the profiler's event for the operator (a copy; safe to keep).
 	Node profile.Event
+	// Self is the operator's own time: its duration less that of the
+	// subgraph nodes it ran (If, Loop, Scan), which are observed on their
+	// own. Summing Self over a run counts every microsecond once; use it
+	// for statistics, and Start/End for timelines.
+	Self time.Duration
+	// Depth is 0 for a node of the main graph, 1 inside a subgraph of a
+	// main-graph node, and so on.
+	Depth int
 }
 
 // maxPendingNodes bounds the node events buffered while waiting for the
 // model_run event that contains them (ORT writes a run's nodes first).
 const maxPendingNodes = 1 << 20
 
-// runGroup is one model_run event with the kernel events inside it.
+// runGroup is one model_run event with the kernel and (nested)
+// SequentialExecutor::Execute events inside it.
 type runGroup struct {
 	run   profile.Event
 	nodes []profile.Event
@@ -46,9 +55,11 @@ type grouper struct {
 
 // add takes one event; it returns a complete group when ev is a model_run.
 func (g *grouper) add(ev *profile.Event) *runGroup {
-	if ev.IsKernel() {
+	if ev.IsKernel() || ev.IsExecute() {
 		if len(g.pending) >= maxPendingNodes {
-			g.dropped++
+			if ev.IsKernel() {
+				g.dropped++
+			}
 			return nil
 		}
 		g.pending = append(g.pending, ev.Clone())
@@ -67,12 +78,14 @@ func (g *grouper) add(ev *profile.Event) *runGroup {
 		case n.TS > hi:
 			keep = append(keep, n) // a later run's node (concurrent runs)
 		default:
-			g.dropped++ // outside every run: no parent to give it
+			if n.IsKernel() {
+				g.dropped++ // outside every run: no parent to give it
+			}
 		}
 	}
 	clear(g.pending[len(keep):])
 	g.pending = keep
-	sort.Slice(grp.nodes, func(i, j int) bool { return grp.nodes[i].TS < grp.nodes[j].TS })
+	sort.SliceStable(grp.nodes, func(i, j int) bool { return grp.nodes[i].TS < grp.nodes[j].TS })
 	return grp
 }
 
@@ -194,33 +207,51 @@ func (p placement) interval(n *profile.Event) (time.Time, time.Time) {
 	return s, e
 }
 
-// emitRun emits the operators of one run as children of its span.
+// emitRun emits the operators of one run as children of its span; the
+// nodes of a subgraph become children of the node that ran it.
 func (c *core) emitRun(r profiledRun, grp *runGroup) int {
 	pl := place(r, &grp.run)
-	parent := trace.ContextWithSpanContext(context.Background(), r.sc)
+	runCtx := trace.ContextWithSpanContext(context.Background(), r.sc)
+	nest := profile.Nest(grp.nodes)
+	// Parents before children: by depth, then in time order.
+	order := make([]int, 0, len(grp.nodes))
 	for i := range grp.nodes {
-		n := &grp.nodes[i]
-		s, e := pl.interval(n)
-		c.emitNode(parent, n, s, e)
-		if fn := c.cfg.nodeObserver; fn != nil {
-			fn(ProfiledNode{Run: r.index, RunSpan: r.sc, Start: s, End: e, Node: *n})
+		if grp.nodes[i].IsKernel() {
+			order = append(order, i)
 		}
 	}
-	return len(grp.nodes)
+	sort.SliceStable(order, func(a, b int) bool { return nest[order[a]].Depth < nest[order[b]].Depth })
+	ctxs := make([]context.Context, len(grp.nodes))
+	for _, i := range order {
+		n := &grp.nodes[i]
+		parent := runCtx
+		if p := nest[i].Parent; p >= 0 && ctxs[p] != nil {
+			parent = ctxs[p]
+		}
+		s, e := pl.interval(n)
+		self := time.Duration(nest[i].Self) * time.Microsecond
+		ctxs[i] = c.emitNode(parent, n, s, e, self)
+		if fn := c.cfg.nodeObserver; fn != nil {
+			fn(ProfiledNode{Run: r.index, RunSpan: r.sc, Start: s, End: e, Node: *n, Self: self, Depth: nest[i].Depth})
+		}
+	}
+	return len(order)
 }
 
-// emitNode emits one operator span and records its duration.
-func (c *core) emitNode(parent context.Context, n *profile.Event, start, end time.Time) {
+// emitNode emits one operator span and records its self time; it returns
+// the span's context, the parent of the nodes of its subgraphs.
+func (c *core) emitNode(parent context.Context, n *profile.Event, start, end time.Time, self time.Duration) context.Context {
 	name := n.OpName
 	if name == "" {
 		name = n.NodeName()
 	}
-	_, span := c.tracer.Start(parent, name,
+	ctx, span := c.tracer.Start(parent, name,
 		trace.WithTimestamp(start),
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(c.nodeAttributes(n)...))
 	span.End(trace.WithTimestamp(end))
-	c.inst.nodeDuration.Record(parent, float64(n.Dur)/1e6, c.nodeMetricAttrs(n.OpName, n.Provider))
+	c.inst.nodeDuration.Record(parent, self.Seconds(), c.nodeMetricAttrs(n.OpName, n.Provider))
+	return ctx
 }
 
 // nodeMetricAttrs returns the cached attribute set of (op type, provider).
@@ -243,7 +274,15 @@ func (c *core) nodeMetricAttrs(op, provider string) metric.MeasurementOption {
 func (c *core) nodeAttributes(n *profile.Event) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 0, 16)
 	attrs = append(attrs, c.baseAttrs...)
-	attrs = append(attrs,
+	return AppendNodeAttributes(attrs, n)
+}
+
+// AppendNodeAttributes appends the span attributes ortel gives one operator
+// (node name, op type, provider, index, shapes, sizes, thread statistics and,
+// from ONNX Runtime 1.25 on, the allocator readings) to dst and returns it.
+// The model name and other session attributes are not included.
+func AppendNodeAttributes(dst []attribute.KeyValue, n *profile.Event) []attribute.KeyValue {
+	attrs := append(dst,
 		attribute.String(attrNodeName, n.NodeName()),
 		attribute.String(attrNodeOpType, n.OpName),
 		attribute.String(attrExecutionProvider, n.Provider),
@@ -278,6 +317,15 @@ func (c *core) nodeAttributes(n *profile.Event) []attribute.KeyValue {
 		if t.Imbalance > 0 {
 			attrs = append(attrs, attribute.Float64(attrNodeThreadsImbalance, t.Imbalance))
 		}
+	}
+	if m := &n.Memory; m.Present {
+		attrs = append(attrs,
+			attribute.Int64(attrNodeMemArenaHeld, m.ArenaHeld),
+			attribute.Int64(attrNodeMemArenaHeldDelta, m.ArenaHeldDelta),
+			attribute.Int64(attrNodeMemInUse, m.BytesInUse),
+			attribute.Int64(attrNodeMemInUseDelta, m.InUseDelta),
+			attribute.Int64(attrNodeMemInUsePeak, m.InUsePeak),
+		)
 	}
 	return attrs
 }
@@ -344,7 +392,8 @@ type ImportStats struct {
 
 // ImportProfile turns an ORT profile written by any ORT program (Python, C++,
 // C#, Go) into spans: one trace per model_run, with its operators as child
-// spans, and a span for each other session event (model loading, session
+// spans (the nodes of If/Loop/Scan subgraphs as children of the node that
+// ran them), and a span for each other session event (model loading, session
 // initialization). origin is the wall-clock time of the profile's clock zero,
 // usually when the profiled session was created. It uses the same options as
 // sessions (providers, model name).

@@ -678,6 +678,76 @@ func OnnxruntimeNodeInputTypeShapes(v []string) attribute.KeyValue {
 	return OnnxruntimeNodeInputTypeShapesKey.StringSlice(v)
 }
 
+// OnnxruntimeNodeMemoryArenaHeldKey is the attribute key
+// "onnxruntime.node.memory.arena_held": Bytes the session's memory arena held
+// from the system after the node ran (ONNX Runtime 1.25+ mem_arena_held).
+//
+// Type int, stability development, ortel-defined, used on spans only.
+//
+// Examples: 2098016.
+const OnnxruntimeNodeMemoryArenaHeldKey = attribute.Key("onnxruntime.node.memory.arena_held")
+
+// OnnxruntimeNodeMemoryArenaHeld returns the attribute onnxruntime.node.memory.arena_held=v.
+func OnnxruntimeNodeMemoryArenaHeld(v int) attribute.KeyValue {
+	return OnnxruntimeNodeMemoryArenaHeldKey.Int(v)
+}
+
+// OnnxruntimeNodeMemoryArenaHeldDeltaKey is the attribute key
+// "onnxruntime.node.memory.arena_held_delta": How many bytes the node grew
+// (positive) or shrank (negative) the memory arena by (mem_arena_held_delta).
+//
+// Type int, stability development, ortel-defined, used on spans only.
+//
+// Examples: 1048576, 0.
+const OnnxruntimeNodeMemoryArenaHeldDeltaKey = attribute.Key("onnxruntime.node.memory.arena_held_delta")
+
+// OnnxruntimeNodeMemoryArenaHeldDelta returns the attribute onnxruntime.node.memory.arena_held_delta=v.
+func OnnxruntimeNodeMemoryArenaHeldDelta(v int) attribute.KeyValue {
+	return OnnxruntimeNodeMemoryArenaHeldDeltaKey.Int(v)
+}
+
+// OnnxruntimeNodeMemoryInUseKey is the attribute key
+// "onnxruntime.node.memory.in_use": Bytes of the arena handed out to tensors
+// after the node ran (mem_bytes_in_use).
+//
+// Type int, stability development, ortel-defined, used on spans only.
+//
+// Examples: 1049696.
+const OnnxruntimeNodeMemoryInUseKey = attribute.Key("onnxruntime.node.memory.in_use")
+
+// OnnxruntimeNodeMemoryInUse returns the attribute onnxruntime.node.memory.in_use=v.
+func OnnxruntimeNodeMemoryInUse(v int) attribute.KeyValue {
+	return OnnxruntimeNodeMemoryInUseKey.Int(v)
+}
+
+// OnnxruntimeNodeMemoryInUseDeltaKey is the attribute key
+// "onnxruntime.node.memory.in_use_delta": Change the node caused in the bytes
+// handed out to tensors; may be negative (mem_in_use_delta).
+//
+// Type int, stability development, ortel-defined, used on spans only.
+//
+// Examples: 256, -512.
+const OnnxruntimeNodeMemoryInUseDeltaKey = attribute.Key("onnxruntime.node.memory.in_use_delta")
+
+// OnnxruntimeNodeMemoryInUseDelta returns the attribute onnxruntime.node.memory.in_use_delta=v.
+func OnnxruntimeNodeMemoryInUseDelta(v int) attribute.KeyValue {
+	return OnnxruntimeNodeMemoryInUseDeltaKey.Int(v)
+}
+
+// OnnxruntimeNodeMemoryInUsePeakKey is the attribute key
+// "onnxruntime.node.memory.in_use_peak": Highest number of bytes handed out to
+// tensors so far in the session (mem_in_use_peak).
+//
+// Type int, stability development, ortel-defined, used on spans only.
+//
+// Examples: 1311520.
+const OnnxruntimeNodeMemoryInUsePeakKey = attribute.Key("onnxruntime.node.memory.in_use_peak")
+
+// OnnxruntimeNodeMemoryInUsePeak returns the attribute onnxruntime.node.memory.in_use_peak=v.
+func OnnxruntimeNodeMemoryInUsePeak(v int) attribute.KeyValue {
+	return OnnxruntimeNodeMemoryInUsePeakKey.Int(v)
+}
+
 // OnnxruntimeNodeNameKey is the attribute key "onnxruntime.node.name": Name of
 // the graph node, as ONNX Runtime reports it.
 //
@@ -1307,10 +1377,15 @@ var Attributes = []Attribute{
 	{Key: "onnxruntime.batch_size", Type: "int", Brief: "Batch size of the inputs of one run (the first dimension of the first input).", Stability: "development", Upstream: false, SpansOnly: true},
 	{Key: "onnxruntime.execution_provider", Type: "string", Brief: "Execution provider that ran the work.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"onnxruntime.node.duration", "ortel.operator.compute.rate", "ortel.operator.intensity", "ortel.operator.memory.rate", "ortel.operator.roof.utilization"}},
 	{Key: "onnxruntime.execution_providers", Type: "string[]", Brief: "Execution providers requested for the session, in priority order.", Stability: "development", Upstream: false, SpansOnly: true},
-	{Key: "onnxruntime.model.name", Type: "string", Brief: "Name of the model a session was created from.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"onnxruntime.node.duration", "onnxruntime.run.active", "onnxruntime.run.duration", "onnxruntime.run.errors", "onnxruntime.runs", "onnxruntime.session.creation.duration", "onnxruntime.session.initialization.duration", "onnxruntime.session.load.duration", "ortel.batch.duration", "ortel.batch.scaling_efficiency", "ortel.batch.throughput", "ortel.finding.impact", "ortel.generation.kv_cache.size", "ortel.generation.throughput", "ortel.generation.tokens", "ortel.inference.carbon", "ortel.inference.compute_efficiency", "ortel.inference.efficiency", "ortel.inference.energy", "ortel.inference.energy.dynamic", "ortel.inference.power", "ortel.jitter.max_delta", "ortel.jitter.outliers", "ortel.jitter.stddev", "ortel.jitter.tail_ratio", "ortel.load.queue.depth", "ortel.load.queue.wait", "ortel.load.request.duration", "ortel.load.throughput", "ortel.operator.compute.rate", "ortel.operator.intensity", "ortel.operator.memory.rate", "ortel.operator.roof.utilization", "ortel.sla.capacity", "ortel.sla.compliance", "ortel.sla.violations", "ortel.warmup.duration", "ortel.warmup.first_run.duration", "ortel.warmup.runs"}},
+	{Key: "onnxruntime.model.name", Type: "string", Brief: "Name of the model a session was created from.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"onnxruntime.node.duration", "onnxruntime.run.active", "onnxruntime.run.duration", "onnxruntime.run.errors", "onnxruntime.run.memory.arena_peak", "onnxruntime.runs", "onnxruntime.session.creation.duration", "onnxruntime.session.initialization.duration", "onnxruntime.session.load.duration", "ortel.batch.duration", "ortel.batch.scaling_efficiency", "ortel.batch.throughput", "ortel.finding.impact", "ortel.generation.kv_cache.size", "ortel.generation.throughput", "ortel.generation.tokens", "ortel.inference.carbon", "ortel.inference.compute_efficiency", "ortel.inference.efficiency", "ortel.inference.energy", "ortel.inference.energy.dynamic", "ortel.inference.power", "ortel.jitter.max_delta", "ortel.jitter.outliers", "ortel.jitter.stddev", "ortel.jitter.tail_ratio", "ortel.load.queue.depth", "ortel.load.queue.wait", "ortel.load.request.duration", "ortel.load.throughput", "ortel.operator.compute.rate", "ortel.operator.intensity", "ortel.operator.memory.rate", "ortel.operator.roof.utilization", "ortel.sla.capacity", "ortel.sla.compliance", "ortel.sla.violations", "ortel.warmup.duration", "ortel.warmup.first_run.duration", "ortel.warmup.runs"}},
 	{Key: "onnxruntime.node.activation_size", Type: "int", Brief: "Size of the node's activations (inputs that are not initializers), in bytes.", Stability: "development", Upstream: false, SpansOnly: true},
 	{Key: "onnxruntime.node.index", Type: "int", Brief: "Index of the node in the session's execution plan.", Stability: "development", Upstream: false, SpansOnly: true},
 	{Key: "onnxruntime.node.input_type_shapes", Type: "string[]", Brief: "Element type and shape of each input of the node.", Stability: "development", Upstream: false, SpansOnly: true},
+	{Key: "onnxruntime.node.memory.arena_held", Type: "int", Brief: "Bytes the session's memory arena held from the system after the node ran (ONNX Runtime 1.25+ mem_arena_held).", Stability: "development", Upstream: false, SpansOnly: true},
+	{Key: "onnxruntime.node.memory.arena_held_delta", Type: "int", Brief: "How many bytes the node grew (positive) or shrank (negative) the memory arena by (mem_arena_held_delta).", Stability: "development", Upstream: false, SpansOnly: true},
+	{Key: "onnxruntime.node.memory.in_use", Type: "int", Brief: "Bytes of the arena handed out to tensors after the node ran (mem_bytes_in_use).", Stability: "development", Upstream: false, SpansOnly: true},
+	{Key: "onnxruntime.node.memory.in_use_delta", Type: "int", Brief: "Change the node caused in the bytes handed out to tensors; may be negative (mem_in_use_delta).", Stability: "development", Upstream: false, SpansOnly: true},
+	{Key: "onnxruntime.node.memory.in_use_peak", Type: "int", Brief: "Highest number of bytes handed out to tensors so far in the session (mem_in_use_peak).", Stability: "development", Upstream: false, SpansOnly: true},
 	{Key: "onnxruntime.node.name", Type: "string", Brief: "Name of the graph node, as ONNX Runtime reports it.", Stability: "development", Upstream: false, SpansOnly: true},
 	{Key: "onnxruntime.node.op_type", Type: "string", Brief: "Operator type of the node.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"onnxruntime.node.duration", "ortel.operator.compute.rate", "ortel.operator.intensity", "ortel.operator.memory.rate", "ortel.operator.roof.utilization"}},
 	{Key: "onnxruntime.node.output_size", Type: "int", Brief: "Size of the node's outputs, in bytes.", Stability: "development", Upstream: false, SpansOnly: true},

@@ -298,6 +298,14 @@ var instrumentTests = []struct {
 		i.Add(ctx, 1)
 		return nil
 	}},
+	{semconv.OnnxruntimeRunMemoryArenaPeakName, func(ctx context.Context, m metric.Meter) error {
+		i, err := semconv.NewOnnxruntimeRunMemoryArenaPeak(m)
+		if err != nil {
+			return err
+		}
+		i.Record(ctx, 1)
+		return nil
+	}},
 	{semconv.OnnxruntimeRunsName, func(ctx context.Context, m metric.Meter) error {
 		i, err := semconv.NewOnnxruntimeRuns(m)
 		if err != nil {

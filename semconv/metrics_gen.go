@@ -717,14 +717,17 @@ func NewNvidiaGPUThrottleActive(m metric.Meter, opts ...metric.Float64Observable
 	}, opts...)...)
 }
 
-// Metric onnxruntime.node.duration: Duration of one node (operator) execution,
-// as measured by the ONNX Runtime profiler.
+// Metric onnxruntime.node.duration: Self time of one node (operator)
+// execution, as measured by the ONNX Runtime profiler.
 //
 // Instrument histogram (metric.Float64Histogram), unit "s", value double,
 // ortel-defined, emitted by instrument, on by default.
 //
 // Only profiled runs produce node durations; profiled runs are slower than
-// unprofiled ones, so compare nodes with each other, not with run latency.
+// unprofiled ones, so compare nodes with each other, not with run latency. A
+// node that runs subgraphs (If, Loop, Scan) records its own time only, its
+// duration less that of the subgraph nodes it ran, which record theirs: no
+// time is counted twice.
 //
 // Attributes:
 //   - onnxruntime.model.name (required)
@@ -736,7 +739,7 @@ const (
 	// OnnxruntimeNodeDurationUnit is the instrument unit (UCUM).
 	OnnxruntimeNodeDurationUnit = "s"
 	// OnnxruntimeNodeDurationDescription is the instrument description.
-	OnnxruntimeNodeDurationDescription = "Duration of one node (operator) execution, as measured by the ONNX Runtime profiler."
+	OnnxruntimeNodeDurationDescription = "Self time of one node (operator) execution, as measured by the ONNX Runtime profiler."
 )
 
 // NewOnnxruntimeNodeDuration creates the onnxruntime.node.duration instrument
@@ -830,6 +833,39 @@ func NewOnnxruntimeRunErrors(m metric.Meter, opts ...metric.Int64CounterOption) 
 	return m.Int64Counter(OnnxruntimeRunErrorsName, append([]metric.Int64CounterOption{
 		metric.WithUnit(OnnxruntimeRunErrorsUnit),
 		metric.WithDescription(OnnxruntimeRunErrorsDescription),
+	}, opts...)...)
+}
+
+// Metric onnxruntime.run.memory.arena_peak: Highest number of bytes the
+// session's memory arena held during one profiled run.
+//
+// Instrument histogram (metric.Int64Histogram), unit "By", value int,
+// ortel-defined, emitted by instrument, on by default.
+//
+// Read from the mem_arena_held args that ONNX Runtime 1.25 and later write for
+// each node of a profiled run; older versions write none, and then nothing is
+// recorded.
+//
+// Attributes:
+//   - onnxruntime.model.name (required)
+const (
+	// OnnxruntimeRunMemoryArenaPeakName is the instrument name.
+	OnnxruntimeRunMemoryArenaPeakName = "onnxruntime.run.memory.arena_peak"
+	// OnnxruntimeRunMemoryArenaPeakUnit is the instrument unit (UCUM).
+	OnnxruntimeRunMemoryArenaPeakUnit = "By"
+	// OnnxruntimeRunMemoryArenaPeakDescription is the instrument description.
+	OnnxruntimeRunMemoryArenaPeakDescription = "Highest number of bytes the session's memory arena held during one profiled run."
+)
+
+// NewOnnxruntimeRunMemoryArenaPeak creates the
+// onnxruntime.run.memory.arena_peak instrument (Int64Histogram) on m. The
+// name, unit, description and explicit bucket boundaries are applied before
+// opts, so opts may override them.
+func NewOnnxruntimeRunMemoryArenaPeak(m metric.Meter, opts ...metric.Int64HistogramOption) (metric.Int64Histogram, error) {
+	return m.Int64Histogram(OnnxruntimeRunMemoryArenaPeakName, append([]metric.Int64HistogramOption{
+		metric.WithUnit(OnnxruntimeRunMemoryArenaPeakUnit),
+		metric.WithDescription(OnnxruntimeRunMemoryArenaPeakDescription),
+		metric.WithExplicitBucketBoundaries(65536, 262144, 1.048576e+06, 4.194304e+06, 1.6777216e+07, 6.7108864e+07, 2.68435456e+08, 1.073741824e+09, 4.294967296e+09, 1.7179869184e+10),
 	}, opts...)...)
 }
 
@@ -2914,6 +2950,7 @@ var Metrics = []Metric{
 	{Name: OnnxruntimeRunActiveName, Instrument: "updowncounter", Kind: "Int64ObservableUpDownCounter", Unit: OnnxruntimeRunActiveUnit, ValueType: "int", Brief: OnnxruntimeRunActiveDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}},
 	{Name: OnnxruntimeRunDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OnnxruntimeRunDurationUnit, ValueType: "double", Brief: OnnxruntimeRunDurationDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "onnxruntime.run.profiled", "error.type"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10}},
 	{Name: OnnxruntimeRunErrorsName, Instrument: "counter", Kind: "Int64Counter", Unit: OnnxruntimeRunErrorsUnit, ValueType: "int", Brief: OnnxruntimeRunErrorsDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "error.type"}, Required: []string{"onnxruntime.model.name", "error.type"}},
+	{Name: OnnxruntimeRunMemoryArenaPeakName, Instrument: "histogram", Kind: "Int64Histogram", Unit: OnnxruntimeRunMemoryArenaPeakUnit, ValueType: "int", Brief: OnnxruntimeRunMemoryArenaPeakDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{65536, 262144, 1.048576e+06, 4.194304e+06, 1.6777216e+07, 6.7108864e+07, 2.68435456e+08, 1.073741824e+09, 4.294967296e+09, 1.7179869184e+10}},
 	{Name: OnnxruntimeRunsName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OnnxruntimeRunsUnit, ValueType: "int", Brief: OnnxruntimeRunsDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}},
 	{Name: OnnxruntimeSessionCreationDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OnnxruntimeSessionCreationDurationUnit, ValueType: "double", Brief: OnnxruntimeSessionCreationDurationDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}},
 	{Name: OnnxruntimeSessionInitializationDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OnnxruntimeSessionInitializationDurationUnit, ValueType: "double", Brief: OnnxruntimeSessionInitializationDurationDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}},

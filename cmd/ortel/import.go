@@ -8,9 +8,14 @@ import (
 	"os"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/views"
+	"github.com/ortel-dev/ortel/internal/profimport"
 	"github.com/ortel-dev/ortel/internal/telemetry"
+	"github.com/ortel-dev/ortel/semconv"
 )
 
 const importUsage = `Usage:
@@ -19,18 +24,32 @@ const importUsage = `Usage:
 Turns ONNX Runtime profile files — written by any ORT program (Python's
 SessionOptions.enable_profiling, C++, C#, Go) — into OTLP spans: one trace per
 model_run with each operator as a child span carrying its op type, provider,
-shapes and sizes, plus spans for model loading and session initialization.
-Operator durations also go to the onnxruntime.node.duration histogram.
+shapes, sizes and (ORT 1.25+) memory readings, plus spans for model loading
+and session initialization. Nodes of If, Loop and Scan subgraphs are children
+of the node that ran them. Operator self times (a node's time less its
+subgraph's) go to the onnxruntime.node.duration histogram, run times to
+onnxruntime.run.duration, and the arena's peak per run to
+onnxruntime.run.memory.arena_peak.
+
+Nothing is dropped: spans are written in bounded batches, each written to the
+file (or acknowledged by the collector, with retries) before more of the
+profile is read, and the counts printed are the counts written. Exit status 1
+when a profile cannot be read whole, holds no run, has operators outside every
+run, or the output fails; the counts say what was written before.
 
 ORT's profile clock starts at zero; the wall-clock start is read from ORT's
-file name (prefix_YYYY-MM-DD_HH-MM-SS.json) or the file time, or given with
---start.
+file name (prefix_YYYY-MM-DD_HH-MM-SS.json, or ..._HH-MM-SS_mmm.json from ORT
+1.25 on), else the file's modification time less the profile's length, or
+given with --start.
 
 Flags:
   --model-name NAME   onnxruntime.model.name of the spans (default: "model")
   --provider NAME     execution provider the session asked for (default CPUExecutionProvider)
   --start TIME        wall-clock time of the profile's start, RFC 3339
-  --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/import)
+  --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/import);
+                      a folder already holding files is refused unless one of:
+  --append            add to the traces and metrics files already in --out
+  --overwrite         replace the traces and metrics files in --out
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
 
 Old spelling, still accepted with a notice: --model (now --model-name).
@@ -52,12 +71,15 @@ func importCommand() *command {
 func runImport(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	var model, provider, start, out, endpoint string
+	var appendOut, overwrite bool
 	fs.StringVar(&model, "model-name", "model", "")
 	deprecate(fs, "model", "--model-name NAME", false, func(v string) error { model = v; return nil })
 	fs.StringVar(&provider, "provider", "CPUExecutionProvider", "")
 	fs.StringVar(&start, "start", "", "")
 	fs.StringVar(&out, "out", "ortel-out/import", "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
+	fs.BoolVar(&appendOut, "append", false, "")
+	fs.BoolVar(&overwrite, "overwrite", false, "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -65,6 +87,9 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	noteDeprecated(e, "import", fs)
 	if len(pos) == 0 {
 		return usagef("want at least one PROFILE.json")
+	}
+	if appendOut && overwrite {
+		return usagef("--append and --overwrite exclude each other: pick one")
 	}
 	var origin time.Time
 	if start != "" {
@@ -80,50 +105,162 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("read profile %q: is a folder, not a file", p)
 		}
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("create output folder %q: %w", out, err)
+	cfg := telemetry.Config{ServiceName: "ortel", OutputDir: out, Endpoint: endpoint, Views: views.FromEnv()}
+	resolved, err := telemetry.Resolve(cfg)
+	if err != nil {
+		return fmt.Errorf("set up telemetry: %w", err)
 	}
-	tel, err := startTelemetry(ctx, e, "import", telemetry.Config{
-		ServiceName: "ortel", OutputDir: out, Endpoint: endpoint, Views: views.FromEnv(),
-	})
+	fileMode := resolved.Mode == telemetry.ModeFile
+	var created []string // output files this run creates: removed if nothing is written
+	if fileMode {
+		if created, err = prepareOut(out, resolved, appendOut, overwrite); err != nil {
+			return err
+		}
+	}
+	tel, err := startTelemetry(ctx, e, "import", cfg)
 	if err != nil {
 		return err
 	}
-	opts := []instrument.Option{
-		instrument.WithModelName(model),
-		instrument.WithExecutionProviders(provider),
-		instrument.WithTracerProvider(tel.TracerProvider),
-		instrument.WithMeterProvider(tel.MeterProvider),
+	scope := instrumentation.Scope{Name: instrument.ScopeName, Version: instrument.Version()}
+	var (
+		sink      profimport.Sink
+		traceFile *os.File
+	)
+	if fileMode {
+		traceFile, err = os.OpenFile(resolved.TracesFile(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err == nil {
+			sink = profimport.NewFileSink(traceFile, resolved.TracesFile(), tel.Resource(), scope)
+		}
+	} else {
+		sink, err = profimport.NewClientSink(ctx, resolved.TraceClient(), resolved.TracesEndpoint, tel.Resource(), scope)
+	}
+	if err != nil {
+		_ = stopTelemetry(ctx, tel)
+		removeAll(created)
+		return fmt.Errorf("open the trace output: %w", err)
+	}
+
+	opts := profimport.Options{
+		Model:         model,
+		RunAttrs:      []attribute.KeyValue{semconv.OnnxruntimeExecutionProvidersKey.StringSlice([]string{provider})},
+		MeterProvider: tel.MeterProvider,
 	}
 	var errs []error
+	var total int64
 	for _, p := range pos {
-		st, err := instrument.ImportProfileFile(ctx, p, origin, opts...)
-		fmt.Fprintf(e.stdout, "%s: %d runs, %d operator spans, %d other spans", p, st.Runs, st.Nodes, st.Other)
-		if st.Dropped > 0 {
-			fmt.Fprintf(e.stdout, ", %d node events outside every run (not emitted)", st.Dropped)
-		}
-		fmt.Fprintln(e.stdout)
-		for _, w := range st.Warnings {
-			fmt.Fprintf(e.stderr, "ortel import: %s: repaired at byte %d: %s\n", p, w.Offset, w.Msg)
-		}
+		st, err := importFile(ctx, e, p, origin, sink, opts)
+		total += st.Spans()
 		if err != nil {
-			// Spans already emitted from this file stay: they are flushed below.
 			errs = append(errs, err)
+			if ctx.Err() != nil || errors.Is(err, errSink) {
+				break // the output failed: the other profiles would fail too
+			}
+		}
+	}
+	if err := sink.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	if traceFile != nil {
+		if err := traceFile.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close %s: %w", traceFile.Name(), err))
 		}
 	}
 	shutdownErr := stopTelemetry(ctx, tel)
 	if shutdownErr != nil && len(errs) > 0 {
 		errs = append(errs, fmt.Errorf("telemetry shutdown: %w", shutdownErr))
 	}
-	if tel.Resolved.Mode == "file" {
-		for _, f := range tel.Files() {
-			fmt.Fprintf(e.stdout, "wrote %s\n", f)
-		}
+	if total == 0 {
+		removeAll(created)
+		errs = append(errs, errors.New("nothing was imported"))
+		return errors.Join(errs...)
+	}
+	if fileMode {
+		fmt.Fprintf(e.stdout, "wrote %d spans to %s and the metrics to %s\n", total, resolved.TracesFile(), resolved.MetricsFile())
 	} else {
-		fmt.Fprintf(e.stdout, "sent to %s\n", tel.Resolved.TracesEndpoint)
+		fmt.Fprintf(e.stdout, "sent %d spans to %s (each batch acknowledged)\n", total, resolved.TracesEndpoint)
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
 	return telemetryOutcome(e, "import", tel, shutdownErr)
+}
+
+// errSink marks a failure of the output, as opposed to one of the profile.
+var errSink = errors.New("the output failed")
+
+// importFile imports one profile and prints what it wrote.
+func importFile(ctx context.Context, e *env, path string, origin time.Time, sink profimport.Sink, opts profimport.Options) (profimport.Stats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return profimport.Stats{}, fmt.Errorf("read profile %q: %w", path, err)
+	}
+	defer f.Close()
+	opts.Origin = origin
+	if origin.IsZero() {
+		var from string
+		opts.Origin, from = instrument.ProfileStart(path)
+		fmt.Fprintf(e.stderr, "ortel import: %s: start %s, from %s (set --start to override)\n",
+			path, opts.Origin.Format(time.RFC3339Nano), from)
+	}
+	st, err := profimport.Import(ctx, f, sinkErr{sink}, opts)
+	fmt.Fprintf(e.stdout, "%s: %d runs, %d of %d operator spans, %d other spans written\n",
+		path, st.Runs, st.Nodes, st.NodeEvents, st.Other)
+	for _, w := range st.Warnings {
+		fmt.Fprintf(e.stderr, "ortel import: %s: repaired at byte %d: %s\n", path, w.Offset, w.Msg)
+	}
+	if n := st.WarningCount - len(st.Warnings); n > 0 {
+		fmt.Fprintf(e.stderr, "ortel import: %s: %d more repairs not shown\n", path, n)
+	}
+	if err != nil {
+		return st, fmt.Errorf("import profile %q (%d spans written): %w", path, st.Spans(), err)
+	}
+	return st, nil
+}
+
+// sinkErr marks the sink's errors with errSink.
+type sinkErr struct{ profimport.Sink }
+
+func (s sinkErr) Write(ctx context.Context, b []profimport.Span) error {
+	if err := s.Sink.Write(ctx, b); err != nil {
+		return fmt.Errorf("%w: %w", errSink, err)
+	}
+	return nil
+}
+
+// prepareOut checks the output folder: one that holds anything is refused
+// unless appendOut or overwrite; overwrite removes the traces and metrics
+// files (nothing else). It returns the output files that do not exist yet.
+func prepareOut(out string, r telemetry.Resolved, appendOut, overwrite bool) ([]string, error) {
+	files := []string{r.TracesFile(), r.MetricsFile()}
+	ents, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return append(files, out), nil // the folder last: removed once empty
+	case err != nil:
+		return nil, fmt.Errorf("output folder %q: %w", out, err)
+	}
+	if len(ents) > 0 && !appendOut && !overwrite {
+		return nil, usagef("output folder %q is not empty (%s, ...): give --append to add to it or --overwrite to replace its traces and metrics files",
+			out, ents[0].Name())
+	}
+	var created []string
+	for _, f := range files {
+		if overwrite {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("replace %s: %w", f, err)
+			}
+		}
+		if _, err := os.Stat(f); errors.Is(err, os.ErrNotExist) {
+			created = append(created, f)
+		}
+	}
+	return created, nil
+}
+
+// removeAll removes the files (and folder) this run created, when it wrote
+// no span: no empty output claims an import that did not happen.
+func removeAll(files []string) {
+	for _, f := range files {
+		_ = os.Remove(f) // a folder only goes when empty
+	}
 }

@@ -255,9 +255,9 @@ func TestBadInput(t *testing.T) {
 		{"negative runs", []string{"bench", "--runs", "-1", model}, 2, []string{"--runs must be 1 or more"}},
 		{"unknown flag", []string{"bench", "--frobs", "1", model}, 2, []string{"frobs"}},
 		{"two models", []string{"bench", model, model}, 2, []string{"exactly one MODEL"}},
-		{"import missing", []string{"import", "--out", out, filepath.Join(dir, "nope.json")}, 1, []string{"nope.json"}},
-		{"import truncated", []string{"import", "--out", out, truncated}, 1, []string{"trunc.json", "byte"}},
-		{"import empty", []string{"import", "--out", out, emptyProfile}, 1, []string{"empty.json", "empty"}},
+		{"import missing", []string{"import", "--out", out + "1", filepath.Join(dir, "nope.json")}, 1, []string{"nope.json"}},
+		{"import truncated", []string{"import", "--out", out + "2", truncated}, 1, []string{"trunc.json", "byte"}},
+		{"import empty", []string{"import", "--out", out + "3", emptyProfile}, 1, []string{"empty.json", "empty"}},
 		{"import bad start", []string{"import", "--start", "yesterday", truncated}, 2, []string{"RFC 3339"}},
 		{"version args", []string{"version", "extra"}, 2, []string{"no arguments"}},
 	}

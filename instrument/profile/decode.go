@@ -24,6 +24,13 @@ const (
 	keyInputTypeShape
 	keyOutputTypeShape
 	keyThreadStats
+	keyMemArenaHeld
+	keyMemArenaHeldDelta
+	keyMemBytesInUse
+	keyMemInUseDelta
+	keyMemInUsePeak
+	keyMemRequestedInUse
+	keyMemRequestedInUseDelta
 
 	keyMainThread
 	keySubThreads
@@ -82,6 +89,20 @@ func argsKey(k []byte) int {
 		return keyOutputTypeShape
 	case "thread_scheduling_stats":
 		return keyThreadStats
+	case "mem_arena_held":
+		return keyMemArenaHeld
+	case "mem_arena_held_delta":
+		return keyMemArenaHeldDelta
+	case "mem_bytes_in_use":
+		return keyMemBytesInUse
+	case "mem_in_use_delta":
+		return keyMemInUseDelta
+	case "mem_in_use_peak":
+		return keyMemInUsePeak
+	case "mem_bytes_requested_in_use":
+		return keyMemRequestedInUse
+	case "mem_requested_in_use_delta":
+		return keyMemRequestedInUseDelta
 	}
 	return keyUnknown
 }
@@ -183,6 +204,9 @@ func (r *Reader) parseArgs(e *Event) error {
 		case keyThreadStats:
 			e.Threads = ThreadStats{SubThreads: e.Threads.SubThreads[:0]}
 			err = r.threadStats(&e.Threads)
+		case keyMemArenaHeld, keyMemArenaHeldDelta, keyMemBytesInUse, keyMemInUseDelta,
+			keyMemInUsePeak, keyMemRequestedInUse, keyMemRequestedInUseDelta:
+			err = r.memArg(&e.Memory, k)
 		default:
 			err = r.skipValue()
 		}
@@ -386,4 +410,38 @@ func (r *Reader) countElems(what string) (int, error) {
 		}
 		n++
 	}
+}
+
+// memArg reads one of the allocator readings ORT 1.25+ writes per node
+// (mem_arena_held, mem_in_use_delta, ...), as quoted or bare integers; the
+// deltas may be negative.
+func (r *Reader) memArg(m *Memory, k int) error {
+	var dst *int64
+	var what string
+	switch k {
+	case keyMemArenaHeld:
+		dst, what = &m.ArenaHeld, "mem_arena_held"
+	case keyMemArenaHeldDelta:
+		dst, what = &m.ArenaHeldDelta, "mem_arena_held_delta"
+	case keyMemBytesInUse:
+		dst, what = &m.BytesInUse, "mem_bytes_in_use"
+	case keyMemInUseDelta:
+		dst, what = &m.InUseDelta, "mem_in_use_delta"
+	case keyMemInUsePeak:
+		dst, what = &m.InUsePeak, "mem_in_use_peak"
+	case keyMemRequestedInUse:
+		dst, what = &m.RequestedInUse, "mem_bytes_requested_in_use"
+	default:
+		dst, what = &m.RequestedInUseDelta, "mem_requested_in_use_delta"
+	}
+	const unset = -1 << 63
+	v := int64(unset)
+	if err := r.num(&v, what); err != nil {
+		return err
+	}
+	if v != unset {
+		*dst = v
+		m.Present = true
+	}
+	return nil
 }

@@ -26,6 +26,15 @@
 // with the byte offset and a plain-words message; the events returned before
 // it were read whole, so a caller streaming them keeps what it has. An input with no JSON at all gives [ErrEmpty].
 //
+// ONNX Runtime writes each event when it ends, so the nodes of an If, Loop
+// or Scan subgraph (with inlined names such as
+// "If_0_then_branch__Inline_0__/decoder/Cast") come flat, before the node
+// that ran them, each subgraph run marked by a nested
+// SequentialExecutor::Execute event. [Nest] rebuilds that tree from the
+// intervals and gives each node its self time, so statistics count every
+// microsecond once. ONNX Runtime 1.25 and later add allocator readings to
+// each node (the mem_* args), read into [Event].Memory.
+//
 // This package emits no telemetry of its own; turning events into spans and
 // metrics is the caller's job.
 package profile

@@ -28,6 +28,27 @@ type Event struct {
 
 	InputShapes, OutputShapes []TypeShape
 	Threads                   ThreadStats // zero value when absent (Threads.Present false)
+
+	// Memory holds the allocator readings ONNX Runtime 1.25 and later
+	// write per node (the mem_* args); zero value when absent.
+	Memory Memory
+}
+
+// Memory is what the session's allocator reported around one node, in
+// bytes: ONNX Runtime 1.25 and later write these as the node event's mem_*
+// args. A delta is the change the node caused; it may be negative.
+type Memory struct {
+	Present bool // the event carried at least one mem_* arg
+
+	ArenaHeld      int64 // mem_arena_held: bytes the arena holds from the system after the node
+	ArenaHeldDelta int64 // mem_arena_held_delta: how much the node grew (or shrank) the arena
+
+	BytesInUse int64 // mem_bytes_in_use: bytes handed out to tensors after the node
+	InUseDelta int64 // mem_in_use_delta
+	InUsePeak  int64 // mem_in_use_peak: the highest bytes in use so far
+
+	RequestedInUse      int64 // mem_bytes_requested_in_use: bytes asked for (before rounding)
+	RequestedInUseDelta int64 // mem_requested_in_use_delta
 }
 
 // TypeShape is the element type and shape of one node input or output, as
@@ -124,6 +145,25 @@ func cloneShapes(s []TypeShape) []TypeShape {
 		out[i] = TypeShape{Type: ts.Type, Dims: append([]int64(nil), ts.Dims...)}
 	}
 	return out
+}
+
+// CopyTo makes dst a deep copy of e, reusing the capacity of dst's slices,
+// so that keeping many events costs no allocation once dst has grown.
+func (e *Event) CopyTo(dst *Event) {
+	in, out, sub := dst.InputShapes, dst.OutputShapes, dst.Threads.SubThreads
+	*dst = *e
+	dst.InputShapes = copyShapes(in[:0], e.InputShapes)
+	dst.OutputShapes = copyShapes(out[:0], e.OutputShapes)
+	dst.Threads.SubThreads = append(sub[:0], e.Threads.SubThreads...)
+}
+
+func copyShapes(dst, src []TypeShape) []TypeShape {
+	for _, ts := range src {
+		d := addShape(&dst)
+		d.Type = ts.Type
+		d.Dims = append(d.Dims, ts.Dims...)
+	}
+	return dst
 }
 
 // reset sets e to the state of an event with no keys, keeping the capacity

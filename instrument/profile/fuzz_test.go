@@ -22,6 +22,9 @@ func FuzzReader(f *testing.F) {
 	excerpt := append(lines[:6:6], lines[len(lines)-2:]...)
 	f.Add([]byte("[\n" + string(bytes.Join(excerpt, []byte(",\n"))) + "\n]\n"))
 	f.Add([]byte(`{"traceEvents":[` + string(bytes.Join(excerpt[1:4], []byte(","))) + `],"displayTimeUnit":"ns"}`))
+	// ORT 1.30: mem_* args, and a subgraph (nested Execute inside an If).
+	v130 := eventLines(f, gunzipTestdata(f, "vad_ort1.30.0.json.gz"))
+	f.Add([]byte("[\n" + string(bytes.Join(v130[len(v130)-12:], []byte(",\n"))) + "\n]\n"))
 	for _, tc := range readerCases {
 		f.Add([]byte(tc.in))
 	}
@@ -32,6 +35,7 @@ func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := fuzzRead(t, bytes.NewReader(data), len(data))
 		one := fuzzRead(t, iotest.OneByteReader(bytes.NewReader(data)), len(data))
+		checkNest(t, res.events)
 		if !reflect.DeepEqual(res, one) {
 			t.Fatalf("one byte at a time reads differently:\n got %+v\nwant %+v", one, res)
 		}
@@ -135,4 +139,57 @@ func countKey(data []byte) int {
 		}
 	}
 	return n
+}
+
+// checkNest nests whatever kernel and Execute events were read and checks
+// the tree's invariants: a parent is a kernel enclosing its child, depths
+// follow parents, self times lie in [0, duration].
+func checkNest(t *testing.T, all []Event) {
+	var evs []Event
+	for _, e := range all {
+		if e.IsKernel() || e.IsExecute() {
+			evs = append(evs, e)
+		}
+	}
+	pl := Nest(evs)
+	for i, p := range pl {
+		e := &evs[i]
+		if p.Self < 0 || p.Self > max(e.Dur, 0) {
+			t.Fatalf("%s: self %d outside [0, %d]", e.Name, p.Self, e.Dur)
+		}
+		if p.Parent < 0 {
+			if p.Depth != 0 {
+				t.Fatalf("%s: depth %d without a parent", e.Name, p.Depth)
+			}
+			continue
+		}
+		if p.Parent >= len(evs) || p.Parent == i {
+			t.Fatalf("%s: parent index %d", e.Name, p.Parent)
+		}
+		par := &evs[p.Parent]
+		if !par.IsKernel() || e.TS < par.TS || e.TS+e.Dur > par.TS+par.Dur {
+			t.Fatalf("%s [%d,+%d]: parent %s [%d,+%d] does not enclose it", e.Name, e.TS, e.Dur, par.Name, par.TS, par.Dur)
+		}
+		if p.Depth != pl[p.Parent].Depth+1 {
+			t.Fatalf("%s: depth %d under depth %d", e.Name, p.Depth, pl[p.Parent].Depth)
+		}
+	}
+}
+
+// FuzzNest nests arbitrary events (kernels and Executes with any times):
+// the tree's invariants hold and nothing panics.
+func FuzzNest(f *testing.F) {
+	f.Add([]byte{0, 10, 100, 1, 15, 80, 0, 20, 10, 0, 200, 5})
+	f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var evs []Event
+		for ; len(data) >= 3; data = data[3:] {
+			e := Event{Category: "Node", Name: "n_kernel_time", OpName: "If", TS: int64(data[1]), Dur: int64(data[2]) - 8}
+			if data[0]&1 == 1 {
+				e = Event{Category: "Session", Name: ExecuteName, TS: int64(data[1]), Dur: int64(data[2]) - 8}
+			}
+			evs = append(evs, e)
+		}
+		checkNest(t, evs)
+	})
 }

@@ -38,20 +38,21 @@ func Roofline(ops *report.Operators, peaks *report.Peaks) *report.Roofline {
 	for _, n := range ops.Timeline {
 		w := OperatorFLOPs(n.OpType, n.InputShapes, n.OutputShapes)
 		bytes := float64(n.ActivationSize + n.ParameterSize + n.OutputSize)
-		op := report.RooflineOp{Name: n.Name, OpType: n.OpType, Provider: n.Provider, DurS: n.DurS, Class: w.Class}
+		self := n.SelfS() // a node's own time: its subgraph's nodes are timeline entries of their own
+		op := report.RooflineOp{Name: n.Name, OpType: n.OpType, Provider: n.Provider, DurS: self, Class: w.Class}
 		var f *float64
 		if w.Known {
 			f = ptr(w.FLOPs)
 			r.KnownNodes++
 			r.FLOPs += w.FLOPs
-			knownTime += n.DurS
+			knownTime += self
 		} else {
 			op.Unknown = w.Reason
 			unknownTypes[n.OpType] = true
 		}
-		op.RooflinePoint = point(f, bytes, n.DurS, n.DurS, peaks)
+		op.RooflinePoint = point(f, bytes, self, self, peaks)
 		r.Ops = append(r.Ops, op)
-		r.TimeS += n.DurS
+		r.TimeS += self
 		r.Bytes += bytes
 
 		key := [2]string{n.OpType, n.Provider}
@@ -62,13 +63,13 @@ func Roofline(ops *report.Operators, peaks *report.Peaks) *report.Roofline {
 			order = append(order, key)
 		}
 		a.t.Nodes++
-		a.t.TimeS += n.DurS
+		a.t.TimeS += self
 		a.t.Bytes += bytes
 		if w.Known {
 			a.known++
 			a.knownFLOPs += w.FLOPs
 			a.knownBytes += bytes
-			a.knownTime += n.DurS
+			a.knownTime += self
 		} else {
 			a.t.UnknownNodes++
 		}

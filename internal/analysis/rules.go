@@ -136,7 +136,7 @@ func Findings(f *Facts) []report.Finding {
 func (f *Facts) opTime() float64 {
 	var t float64
 	for _, n := range f.Timeline {
-		t += n.DurS
+		t += n.SelfS()
 	}
 	return t
 }
@@ -166,7 +166,7 @@ func ruleDominant(f *Facts) *report.Finding {
 	byType := map[string]float64{}
 	nodes := map[string]int{}
 	for _, n := range f.Timeline {
-		byType[n.OpType] += n.DurS
+		byType[n.OpType] += n.SelfS()
 		nodes[n.OpType]++
 	}
 	top, topT := "", 0.0
@@ -238,7 +238,7 @@ func ruleFallback(f *Facts) *report.Finding {
 		// ONNX Runtime places shape arithmetic (int64 outputs) on the CPU on
 		// purpose; that is not a fallback.
 		if isCPU(n.Provider) && !IsMemcpy(n.OpType) && !shapeOnly(n) {
-			cpuT += n.DurS
+			cpuT += n.SelfS()
 			cpuNodes++
 			types[n.OpType]++
 		}
@@ -286,7 +286,7 @@ func ruleMemcpy(f *Facts) *report.Finding {
 	var bytes int64
 	for _, x := range f.Timeline {
 		if IsMemcpy(x.OpType) {
-			t += x.DurS
+			t += x.SelfS()
 			n++
 			types[x.OpType]++
 			bytes += x.OutputSize
@@ -323,7 +323,7 @@ func ruleImbalance(f *Facts) *report.Finding {
 	worstName := ""
 	for _, x := range f.Timeline {
 		if x.Threads >= 2 && x.Imbalance >= ImbalanceRatio {
-			t += x.DurS
+			t += x.SelfS()
 			n++
 			if x.Imbalance > worst {
 				worst, worstName = x.Imbalance, x.Name
@@ -412,7 +412,7 @@ func elementwiseChains(tl []report.NodeTiming) (chains, nodes int, t float64) {
 		switch {
 		case IsElementwise(n.OpType):
 			run++
-			runT += n.DurS
+			runT += n.SelfS()
 		case layoutOps[n.OpType] && n.OpType != "Transpose":
 		default:
 			flush()
@@ -433,7 +433,7 @@ func ruleLayout(f *Facts) *report.Finding {
 	for _, x := range f.Timeline {
 		if layoutOps[x.OpType] {
 			types[x.OpType]++
-			t += x.DurS
+			t += x.SelfS()
 			n++
 		}
 	}

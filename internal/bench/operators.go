@@ -23,6 +23,9 @@ type opCollector struct {
 	timeline []report.NodeTiming
 	runStart map[int64]time.Time
 	runSpan  map[int64]trace.SpanContext
+	// arenaPeak is the most the memory arena held (ORT 1.25+ profiles).
+	arenaPeak int64
+	arenaGrow map[[2]string]int64 // (node, op type) -> bytes it grew the arena by
 }
 
 func newOpCollector() *opCollector {
@@ -47,8 +50,17 @@ func (c *opCollector) observe(n instrument.ProfiledNode) {
 		c.byKey[key] = t
 	}
 	t.Calls++
-	t.TotalS += float64(ev.Dur) / 1e6
+	t.TotalS += n.Self.Seconds() // self time: a node running a subgraph does not count it again
 	c.runs[n.Run]++
+	if ev.Memory.Present {
+		c.arenaPeak = max(c.arenaPeak, ev.Memory.ArenaHeld)
+		if d := ev.Memory.ArenaHeldDelta; d > 0 {
+			if c.arenaGrow == nil {
+				c.arenaGrow = map[[2]string]int64{}
+			}
+			c.arenaGrow[[2]string{ev.NodeName(), ev.OpName}] += d
+		}
+	}
 	if n.RunSpan.IsValid() {
 		c.runSpan[n.Run] = n.RunSpan
 	}
@@ -71,6 +83,8 @@ func (c *opCollector) observe(n instrument.ProfiledNode) {
 			InputShapes: shapes(ev.InputShapes), OutputShapes: shapes(ev.OutputShapes),
 			ActivationSize: ev.ActivationSize, ParameterSize: ev.ParameterSize, OutputSize: ev.OutputSize,
 			Threads: ts.Threads, Imbalance: ts.Imbalance,
+			SubgraphS: max(time.Duration(ev.Dur)*time.Microsecond-n.Self, 0).Seconds(), Depth: n.Depth,
+			ArenaHeldDelta: ev.Memory.ArenaHeldDelta, ArenaHeld: ev.Memory.ArenaHeld,
 		})
 	}
 }
@@ -78,7 +92,20 @@ func (c *opCollector) observe(n instrument.ProfiledNode) {
 func (c *opCollector) summary(profileRuns int) *report.Operators {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ops := &report.Operators{ProfiledRuns: len(c.runs), NodesByProvider: map[string]int{}}
+	ops := &report.Operators{ProfiledRuns: len(c.runs), NodesByProvider: map[string]int{}, ArenaPeakBytes: c.arenaPeak}
+	for k, b := range c.arenaGrow {
+		ops.ArenaGrowth = append(ops.ArenaGrowth, report.ArenaGrowth{Name: k[0], OpType: k[1], Bytes: b})
+	}
+	sort.Slice(ops.ArenaGrowth, func(i, j int) bool {
+		if ops.ArenaGrowth[i].Bytes != ops.ArenaGrowth[j].Bytes {
+			return ops.ArenaGrowth[i].Bytes > ops.ArenaGrowth[j].Bytes
+		}
+		return ops.ArenaGrowth[i].Name < ops.ArenaGrowth[j].Name
+	})
+	ops.ArenaGrowth = ops.ArenaGrowth[:min(len(ops.ArenaGrowth), 10)]
+	if len(ops.ArenaGrowth) == 0 {
+		ops.ArenaGrowth = nil
+	}
 	if len(c.runs) == 0 {
 		return ops
 	}

@@ -159,3 +159,54 @@ func Conv(inChannels, outChannels, kernel int) Model {
 	b.output("y", Float, DimParam("batch"), DimValue(co), DimParam("height"), DimParam("width"))
 	return b.model(fmt.Sprintf("%dx%d Conv from %d to %d channels, then Relu", kernel, kernel, inChannels, outChannels))
 }
+
+// Loop returns a model whose only work runs in a Loop subgraph: input "x"
+// float [size], then a Loop node "loop" running its body trips times (the
+// trip count is initializer "trips"; no condition input), the body
+// multiplying the carried value by initializer "half" ("body_mul") and
+// applying Relu ("body_relu"), then output "y" float [size]. ONNX Runtime's
+// profiler writes each body run as a nested SequentialExecutor::Execute
+// inside the Loop node's interval, as it does for If and Scan.
+func Loop(trips int, size int64) Model {
+	if trips < 1 || size < 1 {
+		return invalidModel("Loop(trips=%d, size=%d): trips and size must be at least 1", trips, size)
+	}
+	half := make([]float32, size)
+	for i := range half {
+		half[i] = 0.5
+	}
+	body := Graph{
+		Name: "loop_body",
+		Inputs: []ValueInfo{
+			{Name: "iter", Type: Int64},
+			{Name: "cond_in", Type: Bool},
+			{Name: "carried_in", Type: Float, Dims: FixedDims(size)},
+		},
+		Outputs: []ValueInfo{
+			{Name: "cond_out", Type: Bool},
+			{Name: "carried_out", Type: Float, Dims: FixedDims(size)},
+		},
+		Nodes: []Node{
+			{Name: "body_cond", OpType: "Identity", Inputs: []string{"cond_in"}, Outputs: []string{"cond_out"}},
+			{Name: "body_mul", OpType: "Mul", Inputs: []string{"carried_in", "half"}, Outputs: []string{"scaled"}},
+			{Name: "body_relu", OpType: "Relu", Inputs: []string{"scaled"}, Outputs: []string{"carried_out"}},
+		},
+	}
+	return Model{
+		Producer: "ortel onnxgen",
+		Doc:      fmt.Sprintf("a Loop of %d trips over float[%d]", trips, size),
+		Graph: Graph{
+			Name:    "loop",
+			Inputs:  []ValueInfo{{Name: "x", Type: Float, Dims: FixedDims(size)}},
+			Outputs: []ValueInfo{{Name: "y", Type: Float, Dims: FixedDims(size)}},
+			Initializers: []Tensor{
+				Int64Tensor("trips", nil, []int64{int64(trips)}),
+				FloatTensor("half", []int64{size}, half),
+			},
+			Nodes: []Node{
+				{Name: "loop", OpType: "Loop", Inputs: []string{"trips", "", "x"}, Outputs: []string{"y"},
+					Attrs: []Attr{AttrGraph("body", body)}},
+			},
+		},
+	}
+}

@@ -132,12 +132,25 @@ type Operators struct {
 	NodesByProvider map[string]int `json:"nodes_by_provider"`
 	TotalS          float64        `json:"total_s"`
 	ByType          []OpType       `json:"by_op_type"`
+	// ArenaPeakBytes is the most the session's memory arena held during
+	// the profiled runs (ONNX Runtime 1.25+; absent before).
+	ArenaPeakBytes int64 `json:"arena_peak_bytes,omitempty"`
+	// ArenaGrowth lists the nodes that grew the arena over the profiled
+	// runs, largest growth first (at most 10; ONNX Runtime 1.25+).
+	ArenaGrowth []ArenaGrowth `json:"arena_growth,omitempty"`
 	// Timeline is every operator of one profiled run (the last), in order,
 	// with offsets from the run's start: the data of a Gantt chart.
 	Timeline []NodeTiming `json:"timeline,omitempty"`
 	// RunSpans are the profiled runs' spans, oldest first, to find their
 	// traces in a tracing backend.
 	RunSpans []SpanRef `json:"run_spans,omitempty"`
+}
+
+// ArenaGrowth is how much one node grew the session's memory arena.
+type ArenaGrowth struct {
+	Name   string `json:"name"`
+	OpType string `json:"op_type"`
+	Bytes  int64  `json:"bytes"`
 }
 
 // SpanRef identifies a span: W3C hex ids.
@@ -170,7 +183,22 @@ type NodeTiming struct {
 	OutputSize     int64    `json:"output_bytes"`
 	Threads        int      `json:"threads,omitempty"`
 	Imbalance      float64  `json:"thread_imbalance,omitempty"`
+	// SubgraphS is the part of DurS spent in the nodes of the subgraphs
+	// this node ran (If, Loop, Scan), which are in the timeline too; 0 for
+	// other nodes.
+	SubgraphS float64 `json:"subgraph_s,omitempty"`
+	// Depth is 0 in the main graph, 1 inside a subgraph, and so on.
+	Depth int `json:"depth,omitempty"`
+	// ArenaHeldDelta and ArenaHeld are the node's growth of the session's
+	// memory arena and what the arena held after it (ONNX Runtime 1.25+;
+	// absent before).
+	ArenaHeldDelta int64 `json:"arena_held_delta_bytes,omitempty"`
+	ArenaHeld      int64 `json:"arena_held_bytes,omitempty"`
 }
+
+// SelfS is the node's own time: DurS less the time of the subgraph nodes it
+// ran. Statistics sum SelfS, so that no time is counted twice.
+func (n NodeTiming) SelfS() float64 { return max(n.DurS-n.SubgraphS, 0) }
 
 // Telemetry says where the spans and metrics went.
 type Telemetry struct {

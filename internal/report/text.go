@@ -78,6 +78,7 @@ func WriteText(w io.Writer, r *Report) error {
 		for _, k := range provs {
 			p.f("  %-28s %d\n", k, o.NodesByProvider[k])
 		}
+		writeArenaText(p, o)
 	}
 
 	if t := r.Telemetry; t.Mode != "" {
@@ -162,4 +163,17 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// writeArenaText is the operator-memory view (ONNX Runtime 1.25+ profiles):
+// the arena's peak and the nodes that grew it.
+func writeArenaText(p *printer, o *Operators) {
+	if o.ArenaPeakBytes <= 0 {
+		return
+	}
+	p.f("\n")
+	p.f("Memory arena (profiled runs): peak %s held\n", bytesHuman(o.ArenaPeakBytes))
+	for _, g := range o.ArenaGrowth[:min(len(o.ArenaGrowth), 5)] {
+		p.f("  +%-10s %s (%s)\n", bytesHuman(g.Bytes), g.Name, g.OpType)
+	}
 }

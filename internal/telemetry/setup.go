@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -30,6 +31,7 @@ type Telemetry struct {
 	abort         context.CancelFunc // abandons in-flight exports
 	exportersDone []<-chan struct{}  // closed as each exporter finishes shutting down
 	files         []string
+	res           *resource.Resource
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -56,7 +58,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	r.Warnings = append(r.Warnings, warnings...)
 
 	abortCtx, abort := context.WithCancel(context.Background())
-	t := &Telemetry{Resolved: r, stats: &stats{}, abort: abort}
+	t := &Telemetry{Resolved: r, stats: &stats{}, abort: abort, res: res}
 
 	if r.Mode == ModeDisabled {
 		t.TracerProvider = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithSampler(sdktrace.NeverSample()))

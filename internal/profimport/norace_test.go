@@ -1,0 +1,5 @@
+//go:build !race
+
+package profimport
+
+const raceEnabled = false

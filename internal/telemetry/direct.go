@@ -1,0 +1,22 @@
+package telemetry
+
+import (
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/sdk/resource"
+)
+
+// This file serves callers that write spans themselves instead of through
+// the TracerProvider's batch processor, which drops spans when its queue is
+// full: offline conversions (ortel import) that must write everything, in
+// bounded batches, with backpressure.
+
+// Resource returns the resource the providers describe the process with.
+func (t *Telemetry) Resource() *resource.Resource { return t.res }
+
+// TraceClient returns an OTLP/gRPC trace client for r's trace exporter
+// settings (endpoint, TLS, headers, timeout, compression), with the
+// exporter's retries on. It is not started. Meaningful in ModeOTLP.
+func (r Resolved) TraceClient() otlptrace.Client {
+	return otlptracegrpc.NewClient(traceOptions(r.Traces)...)
+}
