@@ -66,7 +66,7 @@ var exitCodes = []struct {
 	{exitFailure, "failure: bad input (model, profile, report), a missing library or process, an I/O error"},
 	{exitUsage, "usage error: unknown command or flag, bad flag value, wrong arguments"},
 	{exitRegression, "compare --fail-on-regression: B is slower than A by at least the threshold"},
-	{exitTelemetryLost, "the work succeeded, but telemetry it was asked to send was lost (bench, import, agent); one line per signal says what"},
+	{exitTelemetryLost, "the work succeeded, but telemetry it was asked to send was lost (bench, agent, import's metrics); one line per signal says what. Import spans that cannot be delivered fail the import: 1"},
 }
 
 // lostError is telemetry that was lost while the command's own work
