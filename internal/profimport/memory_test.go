@@ -46,14 +46,14 @@ func TestImportMemoryBounded(t *testing.T) {
 		}()
 		runtime.GC()
 		sink := newHeapSink()
-		sink.Write(nil, nil)
+		sink.Write(context.Background(), nil)
 		base := sink.peak
 		sink.peak = 0
 		st, err := Import(context.Background(), pr, sink, Options{SpillDir: t.TempDir()})
 		if noRuns != (err != nil) {
 			t.Fatalf("%d MB, no runs %v: %v", size>>20, noRuns, err)
 		}
-		sink.Write(nil, nil)
+		sink.Write(context.Background(), nil)
 		return float64(int64(sink.peak)-int64(base)) / (1 << 20), st
 	}
 	measure(1<<20, false) // warm up what every run shares

@@ -41,17 +41,6 @@ type segment struct {
 	live          bool
 }
 
-// spilled counts the events in live segments.
-func (s *spillFile) spilled() int64 {
-	var n int64
-	for _, g := range s.segs {
-		if g.live {
-			n += int64(g.n)
-		}
-	}
-	return n
-}
-
 // write appends evs as one segment.
 func (s *spillFile) write(evs []profile.Event) error {
 	if len(evs) == 0 {
