@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/NVIDIA/go-nvml v0.13.3-0
+	github.com/cilium/ebpf v0.22.0
 	github.com/shirou/gopsutil/v4 v4.26.10
 	github.com/yalue/onnxruntime_go v1.27.0
 	go.opentelemetry.io/contrib/instrumentation/host v0.72.0
