@@ -104,6 +104,9 @@ func findTarget(procRoot string, pid int) (*Target, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("process %d: no such process", pid)
 		}
+		if errors.Is(err, os.ErrPermission) {
+			return nil, fmt.Errorf("process %d: reading its memory map needs root or CAP_SYS_PTRACE over it: %w", pid, err)
+		}
 		return nil, fmt.Errorf("process %d: read its memory map: %w", pid, err)
 	}
 	maps, err := ParseMaps(f)

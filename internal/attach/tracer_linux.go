@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -31,6 +32,7 @@ type Tracer struct {
 	reader  *ringbuf.Reader
 	emit    *emitter
 
+	detached  atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -99,7 +101,12 @@ func Start(opts ...Option) (*Tracer, error) {
 	}
 	t.emit = newEmitter(cfg, processAttrs)
 	runs := p.coll.Maps["ortel_runs"]
-	t.emit.activeCount = func() map[sessionKey]int64 { return inFlight(runs) }
+	t.emit.activeCount = func() map[sessionKey]int64 {
+		if t.detached.Load() {
+			return nil
+		}
+		return inFlight(runs)
+	}
 	return t, nil
 }
 
@@ -192,13 +199,15 @@ func (t *Tracer) handle(b []byte) {
 }
 
 // Close detaches every probe and unloads them; safe to call more than
-// once and after a failed Run.
+// once and after a failed Run. The metrics keep their last values: the
+// MeterProvider's next collection (its shutdown) still reports them.
 func (t *Tracer) Close() error {
 	t.closeOnce.Do(func() {
 		var errs []error
-		if t.emit != nil && t.emit.reg != nil {
-			errs = append(errs, t.emit.reg.Unregister())
-		}
+		// The run counters stay registered, so the export that follows
+		// Close (the telemetry's shutdown) still carries their last
+		// values; with the probes gone, nothing is in flight.
+		t.detached.Store(true)
 		if t.reader != nil {
 			errs = append(errs, t.reader.Close())
 		}
