@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -120,5 +121,29 @@ func TestAttachCommandNode(t *testing.T) {
 	m := lastMetric(t, filepath.Join(dir, "metrics.jsonl"), "onnxruntime.runs")
 	if m == nil || len(m.GetSum().GetDataPoints()) != 1 || m.GetSum().GetDataPoints()[0].GetAsInt() != 50 {
 		t.Errorf("onnxruntime.runs in the last export: %v, want 50", m)
+	}
+}
+
+func TestDoctorReportsAttach(t *testing.T) {
+	code, stdout, stderr := ortel(t, "doctor", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var d struct {
+		Attach *attach.Status `json:"attach"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	want := attach.Check()
+	if d.Attach == nil || *d.Attach != want {
+		t.Fatalf("doctor's attach section %+v, want %+v", d.Attach, want)
+	}
+	code, stdout, _ = ortel(t, "doctor")
+	if code != 0 || !strings.Contains(stdout, "Attach (eBPF uprobes on running processes)") {
+		t.Fatalf("doctor text lacks the attach section:\n%s", stdout)
+	}
+	if !want.Available && !strings.Contains(stdout, want.Reason) {
+		t.Errorf("doctor does not say why attach is not available:\n%s", stdout)
 	}
 }

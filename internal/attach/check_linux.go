@@ -40,31 +40,47 @@ const (
 // Check says whether eBPF uprobes can be used here: enough privilege, a
 // kernel with uprobes, and the program and map types the probes use.
 func Check() Status {
-	var st Status
 	var u unix.Utsname
+	kernel := ""
 	if unix.Uname(&u) == nil {
-		st.Kernel = unix.ByteSliceToString(u.Release[:])
+		kernel = unix.ByteSliceToString(u.Release[:])
 	}
-	caps := effectiveCaps()
-	st.Privileged = os.Geteuid() == 0 || caps&(1<<capSysAdmin) != 0 ||
+	return evaluate(kernel, os.Geteuid(), effectiveCaps(), exists, probeKernel)
+}
+
+// evaluate decides from what was found: the kernel release, the
+// effective user and capabilities, which files exist, and whether the
+// kernel loads the program and map types the probes use.
+func evaluate(kernel string, euid int, caps uint64, have func(string) bool, probe func() error) Status {
+	st := Status{Kernel: kernel}
+	st.Privileged = euid == 0 || caps&(1<<capSysAdmin) != 0 ||
 		(caps&(1<<capBPF) != 0 && caps&(1<<capPerfmon) != 0)
-	st.Uprobes = exists("/sys/bus/event_source/devices/uprobe/type") ||
-		exists("/sys/kernel/tracing/uprobe_events") || exists("/sys/kernel/debug/tracing/uprobe_events")
-	st.BTF = exists("/sys/kernel/btf/vmlinux")
+	st.Uprobes = have("/sys/bus/event_source/devices/uprobe/type") ||
+		have("/sys/kernel/tracing/uprobe_events") || have("/sys/kernel/debug/tracing/uprobe_events")
+	st.BTF = have("/sys/kernel/btf/vmlinux")
 	switch {
 	case !st.Privileged:
 		st.Reason = "needs root, or the CAP_BPF and CAP_PERFMON capabilities (for example: sudo setcap cap_bpf,cap_perfmon+ep $(which ortel))"
 	case !st.Uprobes:
-		st.Reason = fmt.Sprintf("kernel %s has no uprobes (CONFIG_UPROBE_EVENTS)", st.Kernel)
+		st.Reason = fmt.Sprintf("kernel %s has no uprobes (CONFIG_UPROBE_EVENTS)", kernel)
 	default:
-		if err := features.HaveProgramType(ebpf.Kprobe); err != nil {
-			st.Reason = fmt.Sprintf("kernel %s cannot load probe programs: %v", st.Kernel, err)
-		} else if err := features.HaveMapType(ebpf.RingBuf); err != nil {
-			st.Reason = fmt.Sprintf("kernel %s has no eBPF ring buffer (needs Linux 5.8 or later): %v", st.Kernel, err)
+		if err := probe(); err != nil {
+			st.Reason = fmt.Sprintf("kernel %s: %v", kernel, err)
 		}
 	}
 	st.Available = st.Reason == ""
 	return st
+}
+
+// probeKernel checks the program and map types the probes use.
+func probeKernel() error {
+	if err := features.HaveProgramType(ebpf.Kprobe); err != nil {
+		return fmt.Errorf("cannot load probe programs: %w", err)
+	}
+	if err := features.HaveMapType(ebpf.RingBuf); err != nil {
+		return fmt.Errorf("has no eBPF ring buffer (needs Linux 5.8 or later): %w", err)
+	}
+	return nil
 }
 
 func exists(p string) bool {
