@@ -109,7 +109,9 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 	}
 	if !quiet {
 		for _, tg := range tr.Targets() {
-			fmt.Fprintf(e.stderr, "ortel attach: process %d (%s) uses %s\n", tg.PID, tg.Exe, tg.Library)
+			for _, l := range tg.Libraries {
+				fmt.Fprintf(e.stderr, "ortel attach: process %d (%s) uses %s\n", tg.PID, tg.Exe, l.Path)
+			}
 		}
 		for _, o := range tr.Libraries() {
 			fmt.Fprintf(e.stderr, "ortel attach: probes on ONNX Runtime %s (build id %s): Run, RunWithBinding, CreateSession, CreateSessionFromArray, ReleaseSession\n", o.Version, shortID(o.BuildID))

@@ -100,6 +100,12 @@ func sumInt(t *testing.T, agg metricdata.Aggregation) int64 {
 	return n
 }
 
+// testModel returns the Silero VAD model, or skips (locally) / fails (CI).
+func testModel(t testing.TB) string {
+	t.Helper()
+	return testenv.Model(t, "silero_vad_v5.onnx")
+}
+
 // A Node.js process already running when attach starts, which then opens
 // a Silero VAD session and runs it 200 times (and once with a bad input):
 // exactly 200 successful run spans and one failed, each carrying the

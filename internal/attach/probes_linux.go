@@ -8,6 +8,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
 )
 
@@ -70,8 +71,8 @@ const (
 	valSize  = 32
 )
 
-// mapEntries bounds the calls in flight per map: threads inside Run or
-// CreateSession at one time.
+// mapEntries bounds the threads a map keeps an entry for (least recently
+// used ones are evicted): far more than call ONNX Runtime at one time.
 const mapEntries = 16384
 
 // ringSize is the ring buffer's size: 4 MiB holds 65536 run events, far
@@ -81,7 +82,7 @@ const ringSize = 4 << 20
 // programSpecs returns the maps and programs of the probes.
 func collectionSpec() *ebpf.CollectionSpec {
 	hash := func(name string) *ebpf.MapSpec {
-		return &ebpf.MapSpec{Name: name, Type: ebpf.Hash, KeySize: 8, ValueSize: valSize, MaxEntries: mapEntries}
+		return &ebpf.MapSpec{Name: name, Type: ebpf.LRUHash, KeySize: 8, ValueSize: valSize, MaxEntries: mapEntries}
 	}
 	prog := func(name string, insns asm.Instructions) *ebpf.ProgramSpec {
 		return &ebpf.ProgramSpec{Name: name, Type: ebpf.Kprobe, License: "Dual MIT/GPL", Instructions: insns}
@@ -106,27 +107,48 @@ func collectionSpec() *ebpf.CollectionSpec {
 }
 
 // entryProgram saves the start time and three arguments (pt_regs offsets)
-// under the thread's id in the named map.
+// in the thread's entry of the named map. A thread that called before
+// has an entry already, and it is filled in place: no allocation on the
+// Run path (an update, which replaces the element, cost more).
 func entryProgram(m string, a0, a1, a2 int16) asm.Instructions {
+	const key = -8
+	const val = key - valSize
 	return asm.Instructions{
 		asm.Mov.Reg(asm.R6, asm.R1),
-		asm.LoadMem(asm.R1, asm.R6, a0, asm.DWord),
-		asm.StoreMem(asm.RFP, -valSize+valArg0, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R6, a1, asm.DWord),
-		asm.StoreMem(asm.RFP, -valSize+valArg1, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R6, a2, asm.DWord),
-		asm.StoreMem(asm.RFP, -valSize+valArg2, asm.R1, asm.DWord),
 		asm.FnGetCurrentPidTgid.Call(),
-		asm.StoreMem(asm.RFP, -valSize-8, asm.R0, asm.DWord),
+		asm.StoreMem(asm.RFP, key, asm.R0, asm.DWord),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(m),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, key),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "insert"),
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.LoadMem(asm.R1, asm.R6, a0, asm.DWord),
+		asm.StoreMem(asm.R7, valArg0, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.R6, a1, asm.DWord),
+		asm.StoreMem(asm.R7, valArg1, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.R6, a2, asm.DWord),
+		asm.StoreMem(asm.R7, valArg2, asm.R1, asm.DWord),
 		// The clock is read last, so the probe's own work is outside the
 		// measured interval.
 		asm.FnKtimeGetNs.Call(),
-		asm.StoreMem(asm.RFP, -valSize+valStart, asm.R0, asm.DWord),
+		asm.StoreMem(asm.R7, valStart, asm.R0, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+
+		asm.LoadMem(asm.R1, asm.R6, a0, asm.DWord).WithSymbol("insert"),
+		asm.StoreMem(asm.RFP, val+valArg0, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.R6, a1, asm.DWord),
+		asm.StoreMem(asm.RFP, val+valArg1, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.R6, a2, asm.DWord),
+		asm.StoreMem(asm.RFP, val+valArg2, asm.R1, asm.DWord),
+		asm.FnKtimeGetNs.Call(),
+		asm.StoreMem(asm.RFP, val+valStart, asm.R0, asm.DWord),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(m),
 		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -valSize-8),
+		asm.Add.Imm(asm.R2, key),
 		asm.Mov.Reg(asm.R3, asm.RFP),
-		asm.Add.Imm(asm.R3, -valSize),
+		asm.Add.Imm(asm.R3, val),
 		asm.Mov.Imm(asm.R4, 0), // BPF_ANY
 		asm.FnMapUpdateElem.Call(),
 		asm.Mov.Imm(asm.R0, 0),
@@ -154,10 +176,13 @@ func exitPrologue(m string, kind uint64, size int16) asm.Instructions {
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.Mov.Reg(asm.R9, asm.R0),
+		// A start of 0: the thread's last call ended, and this one began
+		// before the probes were attached.
+		asm.LoadMem(asm.R1, asm.R9, valStart, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, "out"),
+		asm.StoreMem(asm.RFP, ev+evStart, asm.R1, asm.DWord),
 		asm.Mov.Imm(asm.R1, int32(int64(kind))),
 		asm.StoreMem(asm.RFP, ev+evKind, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R9, valStart, asm.DWord),
-		asm.StoreMem(asm.RFP, ev+evStart, asm.R1, asm.DWord),
 		asm.LoadMem(asm.R1, asm.R9, valArg0, asm.DWord),
 		asm.StoreMem(asm.RFP, ev+evArg, asm.R1, asm.DWord),
 		asm.LoadMem(asm.R7, asm.R6, regRAX, asm.DWord),
@@ -169,23 +194,52 @@ func exitPrologue(m string, kind uint64, size int16) asm.Instructions {
 	}
 }
 
-// exitEpilogue deletes the thread's entry and sends the event.
-func exitEpilogue(m string, size int16) asm.Instructions {
-	ev := -size
+// Ring buffer flags (linux/bpf.h).
+const (
+	bpfRBNoWakeup    = 1
+	bpfRBForceWakeup = 2
+	bpfRBAvailData   = 0
+)
+
+// wakeupAt is how much unread data makes a probe wake the reader. Below
+// it, probes do not wake it at all (a wakeup per Run cost tens of µs of
+// the traced process's time): the reader drains the ring every
+// pollInterval instead.
+const wakeupAt = ringSize / 4
+
+// output sends size bytes at fp+off to the ring buffer, waking the reader
+// only when the ring is filling up.
+func output(off int16, size int32) asm.Instructions {
 	return asm.Instructions{
-		asm.LoadMapPtr(asm.R1, 0).WithReference(m),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, int32(ev-8)),
-		asm.FnMapDeleteElem.Call(),
 		asm.LoadMapPtr(asm.R1, 0).WithReference("ortel_events"),
+		asm.Mov.Imm(asm.R2, bpfRBAvailData),
+		asm.FnRingbufQuery.Call(),
+		asm.Mov.Imm(asm.R8, bpfRBNoWakeup),
+		asm.JLT.Imm(asm.R0, wakeupAt, "quiet"),
+		asm.Mov.Imm(asm.R8, bpfRBForceWakeup),
+		asm.LoadMapPtr(asm.R1, 0).WithReference("ortel_events").WithSymbol("quiet"),
 		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, int32(ev)),
-		asm.Mov.Imm(asm.R3, int32(size)),
-		asm.Mov.Imm(asm.R4, 0),
+		asm.Add.Imm(asm.R2, int32(off)),
+		asm.Mov.Imm(asm.R3, size),
+		asm.Mov.Reg(asm.R4, asm.R8),
 		asm.FnRingbufOutput.Call(),
+	}
+}
+
+// exitEpilogue marks the thread's entry done (start 0; the entry stays
+// for its next call, the LRU map evicts those of threads gone) and sends
+// the event.
+func exitEpilogue(size int16) asm.Instructions {
+	ev := -size
+	insns := asm.Instructions{
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.R9, valStart, asm.R1, asm.DWord),
+	}
+	insns = append(insns, output(ev, int32(size))...)
+	return append(insns,
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
-	}
+	)
 }
 
 // runExitProgram ends a Run or RunWithBinding. On error (a non-NULL
@@ -202,7 +256,7 @@ func runExitProgram(kind uint64) asm.Instructions {
 		asm.Mov.Reg(asm.R3, asm.R7),
 		asm.FnProbeReadUser.Call(),
 	)
-	ep := exitEpilogue("ortel_runs", size)
+	ep := exitEpilogue(size)
 	ep[0] = ep[0].WithSymbol("send")
 	return append(insns, ep...)
 }
@@ -234,13 +288,13 @@ func createExitProgram(kind uint64) asm.Instructions {
 			asm.FnProbeReadUserStr.Call(),
 		)
 	}
-	return append(insns, exitEpilogue("ortel_creates", size)...)
+	return append(insns, exitEpilogue(size)...)
 }
 
 // releaseProgram reports a released session.
 func releaseProgram() asm.Instructions {
 	const ev = -evHeader
-	return asm.Instructions{
+	insns := asm.Instructions{
 		asm.Mov.Reg(asm.R6, asm.R1),
 		asm.FnKtimeGetNs.Call(),
 		asm.StoreMem(asm.RFP, ev+evStart, asm.R0, asm.DWord),
@@ -257,26 +311,31 @@ func releaseProgram() asm.Instructions {
 		asm.StoreMem(asm.RFP, ev+evSession, asm.R1, asm.DWord),
 		asm.Mov.Imm(asm.R1, int32(0)),
 		asm.StoreMem(asm.RFP, ev+evSpare, asm.R1, asm.DWord),
-		asm.LoadMapPtr(asm.R1, 0).WithReference("ortel_events"),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, ev),
-		asm.Mov.Imm(asm.R3, evHeader),
-		asm.Mov.Imm(asm.R4, 0),
-		asm.FnRingbufOutput.Call(),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.Return(),
 	}
+	insns = append(insns, output(ev, evHeader)...)
+	return append(insns, asm.Mov.Imm(asm.R0, 0), asm.Return())
 }
 
 // probes is the loaded collection and the links attached from it.
 type probes struct {
 	coll  *ebpf.Collection
 	links []link.Link
+	// multi: attached through uprobe_multi links (Linux 6.6+), which run
+	// the programs without the perf event layer; else through perf
+	// events, one per probe.
+	multi bool
 }
 
 // loadProbes loads the maps and programs into the kernel.
 func loadProbes() (*probes, error) {
-	coll, err := ebpf.NewCollection(collectionSpec())
+	spec := collectionSpec()
+	multi := false && features.HaveBPFLinkUprobeMulti() == nil
+	if multi {
+		for _, p := range spec.Programs {
+			p.AttachType = ebpf.AttachTraceUprobeMulti
+		}
+	}
+	coll, err := ebpf.NewCollection(spec)
 	if err != nil {
 		var ve *ebpf.VerifierError
 		if errors.As(err, &ve) {
@@ -284,7 +343,7 @@ func loadProbes() (*probes, error) {
 		}
 		return nil, fmt.Errorf("load the eBPF probes: %w", err)
 	}
-	return &probes{coll: coll}, nil
+	return &probes{coll: coll, multi: multi}, nil
 }
 
 // attach puts entry and return probes on the functions of one library
@@ -306,12 +365,17 @@ func (p *probes) attach(o *Offsets, pid int) error {
 		{FuncCreateSessionFromArray, "ortel_cfa_enter", false}, {FuncCreateSessionFromArray, "ortel_cfa_exit", true},
 		{FuncReleaseSession, "ortel_release", false},
 	} {
-		opts := &link.UprobeOptions{Address: o.File[pr.fn], PID: pid, TraceFSPrefix: "ortel"}
+		prog := p.coll.Programs[pr.prog]
 		var l link.Link
-		if pr.ret {
-			l, err = ex.Uretprobe("", p.coll.Programs[pr.prog], opts)
-		} else {
-			l, err = ex.Uprobe("", p.coll.Programs[pr.prog], opts)
+		switch {
+		case p.multi && pr.ret:
+			l, err = ex.UretprobeMulti(nil, prog, &link.UprobeMultiOptions{Addresses: []uint64{o.File[pr.fn]}, PID: uint32(pid)})
+		case p.multi:
+			l, err = ex.UprobeMulti(nil, prog, &link.UprobeMultiOptions{Addresses: []uint64{o.File[pr.fn]}, PID: uint32(pid)})
+		case pr.ret:
+			l, err = ex.Uretprobe("", prog, &link.UprobeOptions{Address: o.File[pr.fn], PID: pid, TraceFSPrefix: "ortel"})
+		default:
+			l, err = ex.Uprobe("", prog, &link.UprobeOptions{Address: o.File[pr.fn], PID: pid, TraceFSPrefix: "ortel"})
 		}
 		if err != nil {
 			return fmt.Errorf("attach a uprobe to %s in %q (offset %#x): %w", pr.fn, o.Path, o.File[pr.fn], err)

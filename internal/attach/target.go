@@ -81,16 +81,22 @@ func afterFields(s string, n int) string {
 
 // Target is a process to attach to.
 type Target struct {
-	PID     int
-	Exe     string // the executable's base name, for example "node"
-	Library string // the ONNX Runtime library as the process mapped it
-	// Open is the path ortel opens the library by: through
-	// /proc/PID/root, so a process in another mount namespace works too.
+	PID       int
+	Exe       string    // the executable's base name, for example "node"
+	Libraries []Library // every ONNX Runtime library it has mapped
+}
+
+// Library is one ONNX Runtime library file mapped by a process.
+type Library struct {
+	Path string // as the process mapped it
+	// Open is the path ortel opens the file by: through /proc/PID/root,
+	// so a process in another mount namespace works too.
 	Open string
 }
 
-// FindTarget finds the ONNX Runtime library that process pid has mapped
-// (any mapped file that exports OrtGetApiBase). It returns ErrPython for a
+// FindTarget finds the ONNX Runtime libraries that process pid has mapped
+// (every mapped file that exports OrtGetApiBase: a process may hold more
+// than one copy, and each gets probes). It returns ErrPython for a
 // Python process using ORT's Python binding, and ErrNoORT when no ORT
 // library is mapped, wrapped with the process's id and name.
 func FindTarget(pid int) (*Target, error) {
@@ -128,11 +134,13 @@ func findTarget(procRoot string, pid int) (*Target, error) {
 		seen[m.Path] = true
 		open := filepath.Join(dir, "root", m.Path)
 		if isORT(open) {
-			t.Library, t.Open = m.Path, open
-			return t, nil
+			t.Libraries = append(t.Libraries, Library{Path: m.Path, Open: open})
 		}
 	}
-	return nil, fmt.Errorf("process %d (%s): %w", pid, t.Exe, ErrNoORT)
+	if len(t.Libraries) == 0 {
+		return nil, fmt.Errorf("process %d (%s): %w", pid, t.Exe, ErrNoORT)
+	}
+	return t, nil
 }
 
 // isORT reports whether the file at path is an ELF file exporting

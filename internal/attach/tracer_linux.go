@@ -4,6 +4,7 @@ package attach
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -67,13 +68,15 @@ func Start(opts ...Option) (*Tracer, error) {
 		if err != nil {
 			return nil, err
 		}
-		o, err := Resolve(tg.Open)
-		if err != nil {
-			return nil, fmt.Errorf("process %d (%s): %w", pid, tg.Exe, err)
+		for _, l := range tg.Libraries {
+			o, err := Resolve(l.Open)
+			if err != nil {
+				return nil, fmt.Errorf("process %d (%s): %w", pid, tg.Exe, err)
+			}
+			t.offsets = append(t.offsets, o)
+			sites = append(sites, site{o, pid})
 		}
 		t.targets = append(t.targets, *tg)
-		t.offsets = append(t.offsets, o)
-		sites = append(sites, site{o, pid})
 	}
 	if cfg.lib != "" {
 		o, err := Resolve(cfg.lib)
@@ -137,8 +140,9 @@ const (
 	TargetsExited                      // every process given by id exited
 )
 
-// pollInterval is how often Run looks whether the targets still live.
-const pollInterval = 200 * time.Millisecond
+// pollInterval is how often Run drains the ring buffer (the probes wake
+// it only when the ring fills up) and looks whether the targets live.
+const pollInterval = 100 * time.Millisecond
 
 // Run turns events into spans and metrics until ctx ends or, when the
 // Tracer was started with process ids, all of them exit. It then reads
@@ -227,6 +231,9 @@ func inFlight(m *ebpf.Map) map[sessionKey]int64 {
 	var val [valSize]byte
 	it := m.Iterate()
 	for it.Next(&key, &val) {
+		if binary.LittleEndian.Uint64(val[valStart:]) == 0 {
+			continue // the thread's last call has ended
+		}
 		ptr := uint64(val[valArg0]) | uint64(val[valArg0+1])<<8 | uint64(val[valArg0+2])<<16 | uint64(val[valArg0+3])<<24 |
 			uint64(val[valArg0+4])<<32 | uint64(val[valArg0+5])<<40 | uint64(val[valArg0+6])<<48 | uint64(val[valArg0+7])<<56
 		out[sessionKey{uint32(key >> 32), ptr}]++
