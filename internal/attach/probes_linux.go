@@ -8,7 +8,6 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
-	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
 )
 
@@ -320,22 +319,11 @@ func releaseProgram() asm.Instructions {
 type probes struct {
 	coll  *ebpf.Collection
 	links []link.Link
-	// multi: attached through uprobe_multi links (Linux 6.6+), which run
-	// the programs without the perf event layer; else through perf
-	// events, one per probe.
-	multi bool
 }
 
 // loadProbes loads the maps and programs into the kernel.
 func loadProbes() (*probes, error) {
-	spec := collectionSpec()
-	multi := false && features.HaveBPFLinkUprobeMulti() == nil
-	if multi {
-		for _, p := range spec.Programs {
-			p.AttachType = ebpf.AttachTraceUprobeMulti
-		}
-	}
-	coll, err := ebpf.NewCollection(spec)
+	coll, err := ebpf.NewCollection(collectionSpec())
 	if err != nil {
 		var ve *ebpf.VerifierError
 		if errors.As(err, &ve) {
@@ -343,7 +331,7 @@ func loadProbes() (*probes, error) {
 		}
 		return nil, fmt.Errorf("load the eBPF probes: %w", err)
 	}
-	return &probes{coll: coll, multi: multi}, nil
+	return &probes{coll: coll}, nil
 }
 
 // attach puts entry and return probes on the functions of one library
@@ -367,11 +355,11 @@ func (p *probes) attach(o *Offsets, pid int) error {
 	} {
 		prog := p.coll.Programs[pr.prog]
 		var l link.Link
+		// Perf-event uprobes, not uprobe_multi links: they cost the same
+		// per call here, and closing one detaches and releases its
+		// program at once (a multi link's program is freed after an RCU
+		// grace period), so a check right after Close sees nothing left.
 		switch {
-		case p.multi && pr.ret:
-			l, err = ex.UretprobeMulti(nil, prog, &link.UprobeMultiOptions{Addresses: []uint64{o.File[pr.fn]}, PID: uint32(pid)})
-		case p.multi:
-			l, err = ex.UprobeMulti(nil, prog, &link.UprobeMultiOptions{Addresses: []uint64{o.File[pr.fn]}, PID: uint32(pid)})
 		case pr.ret:
 			l, err = ex.Uretprobe("", prog, &link.UprobeOptions{Address: o.File[pr.fn], PID: pid, TraceFSPrefix: "ortel"})
 		default:
