@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -279,6 +280,41 @@ func TestStartRefusesProcessWithoutORT(t *testing.T) {
 	_, err := Start(WithPIDs(cmd.Process.Pid))
 	if err == nil || !strings.Contains(err.Error(), "no ONNX Runtime library loaded") {
 		t.Fatalf("Start on sleep: %v, want a refusal naming the missing library", err)
+	}
+	requireNoProbes(t)
+}
+
+// --lib: every process mapping the library is traced, the one running
+// before attach and the one started after, each run with its own process.
+func TestAttachLibrary(t *testing.T) {
+	requireEBPF(t)
+	model := testModel(t)
+	lib := filepath.Join(nodeModules(t, "1.24.3"), "onnxruntime-node", "bin", "napi-v6", "linux", "x64", "libonnxruntime.so.1")
+	before := startNode(t, "1.24.3")
+	s := newSinks()
+	tr, err := Start(append(s.opts, WithLibrary(lib))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	stop := runTracer(t, tr)
+	after := startNode(t, "1.24.3")
+	before.do("create " + model)
+	after.do("create " + model)
+	before.do("run 20")
+	after.do("run 30")
+	stop()
+	byPID := map[string]int{}
+	for _, sp := range s.runSpans() {
+		pid, _ := attr(sp.Attributes(), "process.pid")
+		byPID[pid]++
+	}
+	want := map[string]int{fmt.Sprint(before.pid()): 20, fmt.Sprint(after.pid()): 30}
+	if fmt.Sprint(byPID) != fmt.Sprint(want) {
+		t.Errorf("run spans by process %v, want %v", byPID, want)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
 	}
 	requireNoProbes(t)
 }
