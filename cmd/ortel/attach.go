@@ -90,6 +90,20 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 		pids = append(pids, n)
 	}
 
+	// Refusals come before any output file is created.
+	if st := attach.Check(); !st.Available {
+		return fmt.Errorf("eBPF uprobes cannot be used here: %s", st.Reason)
+	}
+	for _, pid := range pids {
+		if _, err := attach.FindTarget(pid); err != nil {
+			return err
+		}
+	}
+	if lib != "" {
+		if _, err := attach.Resolve(lib); err != nil {
+			return err
+		}
+	}
 	tel, err := startTelemetry(ctx, e, "attach", telemetry.Config{
 		ServiceName: "ortel-attach", OutputDir: out, Endpoint: endpoint,
 	})
@@ -140,8 +154,12 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 		case duration > 0 && ctx.Err() == context.DeadlineExceeded:
 			why = "--duration reached"
 		}
-		fmt.Fprintf(e.stderr, "ortel attach: detached after %s (%s): %d runs (%d failed), %d sessions created\n",
-			time.Since(started).Round(time.Millisecond), why, st.Runs, st.Errors, st.Sessions)
+		sessions := "sessions"
+		if st.Sessions == 1 {
+			sessions = "session"
+		}
+		fmt.Fprintf(e.stderr, "ortel attach: detached after %s (%s): %d runs (%d failed), %d %s created\n",
+			time.Since(started).Round(time.Millisecond), why, st.Runs, st.Errors, st.Sessions, sessions)
 		if st.Bad > 0 {
 			fmt.Fprintf(e.stderr, "ortel attach: %d malformed probe events dropped\n", st.Bad)
 		}

@@ -104,7 +104,7 @@ func TestAttachCommandNode(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, strings.Join(log, "\n"))
 	}
 	all := strings.Join(log, "\n")
-	for _, want := range []string{"(node) uses", "probes on ONNX Runtime 1.30.0", "50 runs (0 failed), 1 sessions created", "interrupted"} {
+	for _, want := range []string{"(node) uses", "probes on ONNX Runtime 1.30.0", "50 runs (0 failed), 1 session created", "interrupted"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, all)
 		}
@@ -145,5 +145,40 @@ func TestDoctorReportsAttach(t *testing.T) {
 	}
 	if !want.Available && !strings.Contains(stdout, want.Reason) {
 		t.Errorf("doctor does not say why attach is not available:\n%s", stdout)
+	}
+}
+
+// Refusals name the input, exit 1, and create no output files.
+func TestAttachRefusals(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	st := attach.Check()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lib", self}, "does not export OrtGetApiBase"},
+		{[]string{"--lib", filepath.Join(t.TempDir(), "missing.so")}, "no such file"},
+		{[]string{"--pid", strconv.Itoa(sleep.Process.Pid)}, "no ONNX Runtime library loaded"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		code, _, stderr := ortel(t, append(append([]string{"attach"}, tc.args...), "--out", out)...)
+		want := tc.want
+		if !st.Available {
+			want = st.Reason
+		}
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", tc.args, code, stderr, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: a refusal created %s", tc.args, out)
+		}
 	}
 }

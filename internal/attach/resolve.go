@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 )
 
@@ -74,7 +75,10 @@ var offsetCache sync.Map // build id -> *Offsets
 func Resolve(path string) (*Offsets, error) {
 	f, err := elf.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read ONNX Runtime library %q: %w", path, err)
+		if _, serr := os.Stat(path); serr != nil {
+			return nil, fmt.Errorf("ONNX Runtime library %q: %w", path, serr)
+		}
+		return nil, fmt.Errorf("ONNX Runtime library %q: not an ELF shared library (%v)", path, err)
 	}
 	defer f.Close()
 	if err := exportsOrt(f); err != nil {
