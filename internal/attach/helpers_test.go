@@ -135,34 +135,6 @@ func runTracer(t testing.TB, tr *Tracer) (stop func() StopReason) {
 	}
 }
 
-// loadedProbes lists the names of the loaded eBPF programs of attach
-// (their names start with "ortel_").
-func loadedProbes(t testing.TB) []string {
-	t.Helper()
-	var names []string
-	id := ebpf.ProgramID(0)
-	for {
-		next, err := ebpf.ProgramGetNextID(id)
-		if errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("list eBPF programs: %v", err)
-		}
-		id = next
-		p, err := ebpf.NewProgramFromID(id)
-		if err != nil {
-			continue // unloaded meanwhile
-		}
-		info, err := p.Info()
-		p.Close()
-		if err == nil && strings.HasPrefix(info.Name, "ortel_") {
-			names = append(names, info.Name)
-		}
-	}
-	return names
-}
-
 // tracefsProbes lists uprobe_events lines of ortel's group, where tracefs
 // is mounted (uprobes attached through perf events do not appear there;
 // those the tracefs fallback creates do).
@@ -183,11 +155,42 @@ func tracefsProbes(t testing.TB) []string {
 	return out
 }
 
-// requireNoProbes fails when any probe of attach is still loaded.
-func requireNoProbes(t testing.TB) {
+// programIDs returns the ids of the programs tr loaded.
+func programIDs(t testing.TB, tr *Tracer) []ebpf.ProgramID {
 	t.Helper()
-	if left := loadedProbes(t); len(left) > 0 {
-		t.Errorf("probes left loaded after Close: %v", left)
+	var ids []ebpf.ProgramID
+	for name, p := range tr.probes.coll.Programs {
+		info, err := p.Info()
+		if err != nil {
+			t.Fatalf("info of %s: %v", name, err)
+		}
+		id, ok := info.ID()
+		if !ok {
+			t.Fatalf("no id for %s", name)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// requireDetached fails when any program of a closed Tracer is still
+// loaded (an attached probe holds its program), or tracefs still lists
+// an ortel uprobe. Only this Tracer's programs are looked at, so tests of
+// other packages attaching at the same time do not disturb it.
+func requireDetached(t testing.TB, ids []ebpf.ProgramID) {
+	t.Helper()
+	if len(ids) == 0 {
+		t.Fatal("no program ids: the check would prove nothing")
+	}
+	for _, id := range ids {
+		p, err := ebpf.NewProgramFromID(id)
+		if err == nil {
+			info, _ := p.Info()
+			p.Close()
+			t.Errorf("program %d (%s) still loaded after Close", id, info.Name)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("look up program %d: %v", id, err)
+		}
 	}
 	if left := tracefsProbes(t); len(left) > 0 {
 		t.Errorf("uprobe events left in tracefs after Close: %v", left)
