@@ -46,7 +46,7 @@ fuzz:
 
 ## bench: the performance budgets of DESIGN.md, each against its peer
 bench: setup
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/... ./cmd/ortel/
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/... ./cmd/ortel/ ./internal/attach/
 
 ## collector: build the local OpenTelemetry Collector from otelcol-config/ (cached)
 collector:
