@@ -3,8 +3,10 @@
 package attach
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -316,4 +318,67 @@ func TestAttachLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireDetached(t, ids)
+}
+
+// A C client: CreateSessionFromArray (no path, so the model is named
+// "model", as instrument names a session made from bytes), 40 runs through
+// Run and 40 through RunWithBinding: 80 run spans, all of one session.
+func TestAttachCClientRunWithBinding(t *testing.T) {
+	requireEBPF(t)
+	model := testModel(t)
+	lib := ortLibrary(t, "1.24.3")
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		missing(t, "needs gcc for the C client: %v", err)
+	}
+	hdr, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/yalue/onnxruntime_go").Output()
+	if err != nil {
+		t.Fatalf("find onnxruntime_c_api.h (in github.com/yalue/onnxruntime_go): %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "cclient")
+	build := exec.Command(gcc, "-O1", "-I"+strings.TrimSpace(string(hdr)), "testdata/cclient.c", "-o", bin, lib, "-Wl,-rpath,"+filepath.Dir(lib))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the C client: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, model, "40")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	out := bufio.NewScanner(stdout)
+	if !out.Scan() || out.Text() != "ready" {
+		t.Fatalf("C client: %q", out.Text())
+	}
+	s := newSinks()
+	tr, err := Start(append(s.opts, WithPIDs(cmd.Process.Pid))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	stdin.Write([]byte("go\n"))
+	if !out.Scan() || out.Text() != "done" {
+		t.Fatalf("C client: %q", out.Text())
+	}
+	cmd.Wait()
+	if r, err := tr.Run(context.Background()); err != nil || r != TargetsExited {
+		t.Fatalf("Run = %v, %v", r, err)
+	}
+	spans := s.runSpans()
+	ids := map[string]bool{}
+	for _, sp := range spans {
+		if sp.Name() != "run model" {
+			t.Fatalf("run span %q, want \"run model\"", sp.Name())
+		}
+		id, _ := attr(sp.Attributes(), semconv.OnnxruntimeSessionIDKey)
+		ids[id] = true
+	}
+	if len(spans) != 80 || len(ids) != 1 {
+		t.Errorf("%d run spans of %d sessions, want 80 (40 Run + 40 RunWithBinding) of 1", len(spans), len(ids))
+	}
+	if st := tr.Stats(); st.Sessions != 1 {
+		t.Errorf("%d sessions created, want 1 (CreateSessionFromArray)", st.Sessions)
+	}
 }
