@@ -67,7 +67,7 @@ func (s *sinks) metrics(t *testing.T) map[string]metricdata.Aggregation {
 func attr(kv []attribute.KeyValue, k attribute.Key) (string, bool) {
 	for _, a := range kv {
 		if a.Key == k {
-			return a.Value.Emit(), true
+			return a.Value.String(), true
 		}
 	}
 	return "", false

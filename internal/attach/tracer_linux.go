@@ -234,8 +234,7 @@ func inFlight(m *ebpf.Map) map[sessionKey]int64 {
 		if binary.LittleEndian.Uint64(val[valStart:]) == 0 {
 			continue // the thread's last call has ended
 		}
-		ptr := uint64(val[valArg0]) | uint64(val[valArg0+1])<<8 | uint64(val[valArg0+2])<<16 | uint64(val[valArg0+3])<<24 |
-			uint64(val[valArg0+4])<<32 | uint64(val[valArg0+5])<<40 | uint64(val[valArg0+6])<<48 | uint64(val[valArg0+7])<<56
+		ptr := binary.LittleEndian.Uint64(val[valArg0:])
 		out[sessionKey{uint32(key >> 32), ptr}]++
 	}
 	return out
