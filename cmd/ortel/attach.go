@@ -160,6 +160,9 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "ortel attach: detached after %s (%s): %d runs (%d failed), %d %s created\n",
 			time.Since(started).Round(time.Millisecond), why, st.Runs, st.Errors, st.Sessions, sessions)
+		if st.Lost > 0 {
+			fmt.Fprintf(e.stderr, "ortel attach: warning: %d runs lost: the probes' ring buffer was full (ortel fell behind the target)\n", st.Lost)
+		}
 		if st.Bad > 0 {
 			fmt.Fprintf(e.stderr, "ortel attach: %d malformed probe events dropped\n", st.Bad)
 		}

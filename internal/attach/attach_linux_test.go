@@ -197,7 +197,7 @@ func TestAttachNodeNewSession(t *testing.T) {
 			if n := histCount(t, m["onnxruntime.session.creation.duration"], "silero_vad_v5"); n != 1 {
 				t.Errorf("onnxruntime.session.creation.duration count %d, want 1", n)
 			}
-			if st := tr.Stats(); st.Runs != 201 || st.Errors != 1 || st.Sessions != 1 || st.Bad != 0 {
+			if st := tr.Stats(); st.Runs != 201 || st.Errors != 1 || st.Sessions != 1 || st.Bad != 0 || st.Lost != 0 {
 				t.Errorf("stats %+v", st)
 			}
 			progs := programIDs(t, tr)
@@ -380,5 +380,37 @@ func TestAttachCClientRunWithBinding(t *testing.T) {
 	}
 	if st := tr.Stats(); st.Sessions != 1 {
 		t.Errorf("%d sessions created, want 1 (CreateSessionFromArray)", st.Sessions)
+	}
+}
+
+// A ring buffer too small for the runs: the events that do not fit are
+// counted as lost, never silently missing: spans + lost = runs.
+func TestAttachCountsLostEvents(t *testing.T) {
+	requireEBPF(t)
+	defer func(n int) { ringSize = n }(ringSize)
+	ringSize = os.Getpagesize() // holds ~56 run events
+	model := testModel(t)
+	c := startNode(t, "1.30.0")
+	c.do("create " + model)
+	s := newSinks()
+	tr, err := Start(append(s.opts, WithPIDs(c.pid()))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	c.do("run 100") // nothing reads the ring meanwhile
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := tr.Run(ctx); err != nil { // drains what the ring holds
+		t.Fatal(err)
+	}
+	st := tr.Stats()
+	spans := len(s.runSpans())
+	if st.Lost == 0 || int64(spans)+st.Lost != 100 {
+		t.Errorf("%d run spans + %d lost, want some lost and 100 in all", spans, st.Lost)
+	}
+	tr.Close()
+	if tr.Stats().Lost != st.Lost {
+		t.Errorf("lost count after Close %d, want %d", tr.Stats().Lost, st.Lost)
 	}
 }

@@ -24,7 +24,7 @@ func Check() Status { return Status{Reason: "attach needs Linux (eBPF uprobes)"}
 type Tracer struct{}
 
 // Stats counts what a Tracer saw.
-type Stats struct{ Runs, Errors, Sessions, Bad int64 }
+type Stats struct{ Runs, Errors, Sessions, Bad, Lost int64 }
 
 // StopReason says why Run returned.
 type StopReason int

@@ -74,9 +74,10 @@ const (
 // used ones are evicted): far more than call ONNX Runtime at one time.
 const mapEntries = 16384
 
-// ringSize is the ring buffer's size: 4 MiB holds 65536 run events, far
-// more than user space lags behind.
-const ringSize = 4 << 20
+// ringSize is the ring buffer's size: 4 MiB holds 58000 run events (72
+// bytes with the ring's header), far more than user space lags behind. A
+// variable so that a test can make it overflow.
+var ringSize = 4 << 20
 
 // programSpecs returns the maps and programs of the probes.
 func collectionSpec() *ebpf.CollectionSpec {
@@ -90,7 +91,8 @@ func collectionSpec() *ebpf.CollectionSpec {
 		Maps: map[string]*ebpf.MapSpec{
 			"ortel_runs":    hash("ortel_runs"),
 			"ortel_creates": hash("ortel_creates"),
-			"ortel_events":  {Name: "ortel_events", Type: ebpf.RingBuf, MaxEntries: ringSize},
+			"ortel_events":  {Name: "ortel_events", Type: ebpf.RingBuf, MaxEntries: uint32(ringSize)},
+			"ortel_lost":    {Name: "ortel_lost", Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 1},
 		},
 		Programs: map[string]*ebpf.ProgramSpec{
 			"ortel_run_enter":    prog("ortel_run_enter", entryProgram("ortel_runs", regRDI, regRDI, regRDI)),
@@ -204,7 +206,7 @@ const (
 // it, probes do not wake it at all (a wakeup per Run cost tens of µs of
 // the traced process's time): the reader drains the ring every
 // pollInterval instead.
-const wakeupAt = ringSize / 4
+func wakeupAt() int32 { return int32(ringSize / 4) }
 
 // output sends size bytes at fp+off to the ring buffer, waking the reader
 // only when the ring is filling up.
@@ -214,7 +216,7 @@ func output(off int16, size int32) asm.Instructions {
 		asm.Mov.Imm(asm.R2, bpfRBAvailData),
 		asm.FnRingbufQuery.Call(),
 		asm.Mov.Imm(asm.R8, bpfRBNoWakeup),
-		asm.JLT.Imm(asm.R0, wakeupAt, "quiet"),
+		asm.JLT.Imm(asm.R0, wakeupAt(), "quiet"),
 		asm.Mov.Imm(asm.R8, bpfRBForceWakeup),
 		asm.LoadMapPtr(asm.R1, 0).WithReference("ortel_events").WithSymbol("quiet"),
 		asm.Mov.Reg(asm.R2, asm.RFP),
@@ -222,6 +224,18 @@ func output(off int16, size int32) asm.Instructions {
 		asm.Mov.Imm(asm.R3, size),
 		asm.Mov.Reg(asm.R4, asm.R8),
 		asm.FnRingbufOutput.Call(),
+		// A full ring drops the event: count it, so the loss is reported.
+		asm.JEq.Imm(asm.R0, 0, "sent"),
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.RFP, off-16, asm.R1, asm.Word),
+		asm.LoadMapPtr(asm.R1, 0).WithReference("ortel_lost"),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, int32(off-16)),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "sent"),
+		asm.Mov.Imm(asm.R1, 1),
+		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("sent"),
 	}
 }
 
@@ -371,6 +385,19 @@ func (p *probes) attach(o *Offsets, pid int) error {
 		p.links = append(p.links, l)
 	}
 	return nil
+}
+
+// lost sums the events dropped because the ring buffer was full.
+func (p *probes) lost() int64 {
+	var perCPU []uint64
+	if err := p.coll.Maps["ortel_lost"].Lookup(uint32(0), &perCPU); err != nil {
+		return 0
+	}
+	var n uint64
+	for _, v := range perCPU {
+		n += v
+	}
+	return int64(n)
 }
 
 // close detaches every probe and unloads the programs and maps.

@@ -34,6 +34,7 @@ type Tracer struct {
 	emit    *emitter
 
 	detached  atomic.Bool
+	lost      atomic.Int64 // the probes' lost count, kept at Close
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -44,6 +45,10 @@ type Stats struct {
 	Errors   int64 // of those, calls that returned an error status
 	Sessions int64 // CreateSession and CreateSessionFromArray calls
 	Bad      int64 // events dropped as malformed
+	// Lost counts calls whose event the probes dropped because the ring
+	// buffer was full (user space fell 4 MiB behind): their runs are
+	// missing from the spans and metrics.
+	Lost int64
 }
 
 // Start checks that eBPF uprobes can be used here (see Check), finds the
@@ -127,8 +132,12 @@ func (t *Tracer) Libraries() []Offsets {
 
 // Stats returns the counts so far.
 func (t *Tracer) Stats() Stats {
-	return Stats{Runs: t.emit.nRuns.Load(), Errors: t.emit.nErrors.Load(),
-		Sessions: t.emit.nCreates.Load(), Bad: t.emit.nBad.Load()}
+	st := Stats{Runs: t.emit.nRuns.Load(), Errors: t.emit.nErrors.Load(),
+		Sessions: t.emit.nCreates.Load(), Bad: t.emit.nBad.Load(), Lost: t.lost.Load()}
+	if !t.detached.Load() {
+		st.Lost = t.probes.lost()
+	}
+	return st
 }
 
 // StopReason says why Run returned.
@@ -211,6 +220,7 @@ func (t *Tracer) Close() error {
 		// The run counters stay registered, so the export that follows
 		// Close (the telemetry's shutdown) still carries their last
 		// values; with the probes gone, nothing is in flight.
+		t.lost.Store(t.probes.lost())
 		t.detached.Store(true)
 		if t.reader != nil {
 			errs = append(errs, t.reader.Close())
