@@ -78,6 +78,9 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 	if len(pidFlags) == 0 && lib == "" {
 		return usagef("say what to attach to: --pid PID (repeatable) or --lib PATH")
 	}
+	if len(pidFlags) > 0 && lib != "" {
+		return usagef("use --pid or --lib, not both (a process would be probed twice)")
+	}
 	if duration < 0 {
 		return usagef("--duration must not be negative (got %s)", duration)
 	}

@@ -27,6 +27,7 @@ func TestAttachUsageErrors(t *testing.T) {
 		{[]string{"attach", "--pid", "0"}, `--pid "0"`},
 		{[]string{"attach", "--pid", "12", "--duration", "-1s"}, "--duration"},
 		{[]string{"attach", "extra"}, "takes no arguments"},
+		{[]string{"attach", "--pid", "12", "--lib", "x.so"}, "not both"},
 	} {
 		code, _, stderr := ortel(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

@@ -220,7 +220,8 @@ func TestAttachNodeExistingSession(t *testing.T) {
 	c.do("create " + model)
 	c.do("run 25") // before attach: not seen
 	s := newSinks()
-	tr, err := Start(append(s.opts, WithPIDs(c.pid()))...)
+	// The process named twice is probed once: its runs are not doubled.
+	tr, err := Start(append(s.opts, WithPIDs(c.pid(), c.pid()))...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -296,6 +296,22 @@ func (e *emitter) create(ev event) {
 	e.sessionCreation.Record(ctx, float64(ev.end-ev.start)/1e9, metric.WithAttributes(attrs...))
 }
 
+// forgetExited drops what is known of processes that are gone (with
+// WithLibrary, processes come and go).
+func (e *emitter) forgetExited(alive func(int) bool) {
+	e.mu.Lock()
+	var gone []uint32
+	for pid := range e.procs {
+		if !alive(int(pid)) {
+			gone = append(gone, pid)
+		}
+	}
+	e.mu.Unlock()
+	for _, pid := range gone {
+		e.forgetProcess(pid)
+	}
+}
+
 // forgetProcess drops what is known of an exited process.
 func (e *emitter) forgetProcess(pid uint32) {
 	e.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,6 +60,12 @@ func Start(opts ...Option) (*Tracer, error) {
 	if len(cfg.pids) == 0 && cfg.lib == "" {
 		return nil, errors.New("nothing to attach to: give process ids or a library path")
 	}
+	if len(cfg.pids) > 0 && cfg.lib != "" {
+		// Both would probe a process twice when it maps that library.
+		return nil, errors.New("give process ids or a library path, not both")
+	}
+	slices.Sort(cfg.pids)
+	cfg.pids = slices.Compact(cfg.pids) // a process probed twice would count its runs twice
 	if st := Check(); !st.Available {
 		return nil, fmt.Errorf("eBPF uprobes cannot be used here: %s", st.Reason)
 	}
@@ -162,6 +169,7 @@ func (t *Tracer) Run(ctx context.Context) (StopReason, error) {
 		alive[tg.PID] = true
 	}
 	reason := StoppedByContext
+	polls := 0
 	next := time.Now().Add(pollInterval)
 	for ctx.Err() == nil {
 		t.reader.SetDeadline(next)
@@ -177,6 +185,9 @@ func (t *Tracer) Run(ctx context.Context) (StopReason, error) {
 			return reason, fmt.Errorf("read the probes' ring buffer: %w", err)
 		}
 		next = time.Now().Add(pollInterval)
+		if polls++; polls%10 == 0 {
+			t.emit.forgetExited(processAlive)
+		}
 		if len(alive) > 0 {
 			for pid := range alive {
 				if !processAlive(pid) {
