@@ -58,7 +58,7 @@ fuzz:
 
 ## bench: the performance budgets of DESIGN.md, each against its peer
 bench: setup
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/... ./cmd/ortel/
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/... ./cmd/ortel/ ./internal/attach/
 
 ## bench-import: ortel import of a generated 1 GB profile vs encoding/json and python3 json.load (slow; not in test)
 IMPORT_BENCH_SIZE ?= 1073741824

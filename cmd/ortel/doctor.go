@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/ortel-dev/ortel/internal/attach"
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/models"
 	"github.com/ortel-dev/ortel/internal/ortenv"
@@ -26,6 +28,7 @@ Says what ortel can use on this machine, and why not where it cannot:
   - the ONNX Runtime library (and every place looked at when it is missing)
   - every hardware source: cpu, memory, process, perf (hardware counters and
     software events), rapl, thermal, nvml
+  - whether ortel attach can work here (eBPF uprobes), and why not
   - the OTLP export configuration resolved from the OTEL_* variables
     (header values are never printed)
   - which catalog models are fetched
@@ -59,6 +62,7 @@ type doctorReport struct {
 		Error   string `json:"error,omitempty"`
 	} `json:"onnxruntime"`
 	Sources []hardware.Status `json:"hardware_sources"`
+	Attach  attach.Status     `json:"attach"`
 	OTLP    []string          `json:"otlp"`
 	Models  []doctorModel     `json:"models"`
 }
@@ -101,6 +105,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	set := hardware.Open(ctx, hardware.Options{GPUWait: 3 * time.Second})
 	d.Sources = set.Statuses()
 	set.Shutdown(ctx)
+	d.Attach = attach.Check()
 	res, err := telemetry.Resolve(telemetry.Config{Endpoint: endpoint})
 	if err != nil {
 		d.OTLP = []string{"configuration error: " + err.Error()}
@@ -137,6 +142,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Source, state, detail)
 	}
 	tw.Flush()
+	printAttach(w, d.Attach)
 	fmt.Fprintf(w, "\nOTLP export\n")
 	for _, l := range d.OTLP {
 		fmt.Fprintf(w, "  %s\n", l)
@@ -150,4 +156,22 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(w, "  %-14s %-8s %s\n", m.Name, state, m.Path)
 	}
 	return nil
+}
+
+// printAttach prints the attach section of doctor's report.
+func printAttach(w io.Writer, st attach.Status) {
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	fmt.Fprintf(w, "\nAttach (eBPF uprobes on running processes)\n")
+	if st.Available {
+		fmt.Fprintf(w, "  ok            ortel attach --pid PID works here\n")
+	} else {
+		fmt.Fprintf(w, "  not available %s\n", st.Reason)
+	}
+	fmt.Fprintf(w, "  kernel %s, uprobes %s, privileges %s, BTF %s (not needed)\n",
+		st.Kernel, yes(st.Uprobes), yes(st.Privileged), yes(st.BTF))
 }

@@ -6,6 +6,7 @@
 //	ortel bench [flags] MODEL     profile a model: latency, throughput, operators
 //	ortel import [flags] PROFILE  turn an ORT profile JSON into OTLP spans
 //	ortel agent [flags]           export hardware readings continuously
+//	ortel attach --pid PID        trace a running process's ONNX Runtime runs (eBPF)
 //	ortel doctor                  list what ortel can use on this machine
 //	ortel report RUN.json         render a saved run as text, JSON, Markdown, CSV or HTML
 //	ortel compare A.json B.json   compare two runs, gate on regressions
@@ -85,7 +86,7 @@ func usagef(format string, args ...any) error {
 }
 
 func commands() []*command {
-	return []*command{benchCommand(), importCommand(), agentCommand(), doctorCommand(), reportCommand(), compareCommand(), versionCommand()}
+	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), doctorCommand(), reportCommand(), compareCommand(), versionCommand()}
 }
 
 func main() {

@@ -1,0 +1,46 @@
+//go:build !linux
+
+package attach
+
+import (
+	"context"
+	"errors"
+)
+
+// Status says whether attach can work on this machine, and why not.
+type Status struct {
+	Available  bool   `json:"available"`
+	Reason     string `json:"reason,omitempty"`
+	Kernel     string `json:"kernel"`
+	Privileged bool   `json:"privileged"`
+	Uprobes    bool   `json:"uprobes"`
+	BTF        bool   `json:"btf"`
+}
+
+// Check reports that attach needs Linux.
+func Check() Status { return Status{Reason: "attach needs Linux (eBPF uprobes)"} }
+
+// Tracer is unsupported off Linux.
+type Tracer struct{}
+
+// Stats counts what a Tracer saw.
+type Stats struct{ Runs, Errors, Sessions, Bad, Lost int64 }
+
+// StopReason says why Run returned.
+type StopReason int
+
+// Why Run returns.
+const (
+	StoppedByContext StopReason = iota
+	TargetsExited
+)
+
+var errUnsupported = errors.New("attach needs Linux (eBPF uprobes)")
+
+// Start fails off Linux.
+func Start(...Option) (*Tracer, error)                    { return nil, errUnsupported }
+func (t *Tracer) Run(context.Context) (StopReason, error) { return StoppedByContext, errUnsupported }
+func (t *Tracer) Close() error                            { return nil }
+func (t *Tracer) Stats() Stats                            { return Stats{} }
+func (t *Tracer) Targets() []Target                       { return nil }
+func (t *Tracer) Libraries() []Offsets                    { return nil }

@@ -1,0 +1,62 @@
+// Package attach instruments running processes that use ONNX Runtime,
+// without changing them: eBPF uprobes on ONNX Runtime's C API turn every
+// Run into a run span and the metrics the in-process instrumentation
+// (package instrument) records, under the same names, so the same
+// dashboards and queries work for both. It is what `ortel attach` runs.
+//
+// # How it finds the functions
+//
+// ONNX Runtime's shared library is stripped: it exports OrtGetApiBase and
+// little else, so Run cannot be found by name. Resolve loads the same file
+// into this process, calls OrtGetApiBase()->GetApi(N) (N is the library's
+// own API version), reads the function pointers at their indexes in the
+// published OrtApi struct (append-only, so the indexes hold for every
+// version), subtracts the load base and converts each address into a file
+// offset through the ELF program headers. Results are cached by GNU build
+// id. A function that starts with endbr64 is probed one instruction later:
+// the kernel single-steps endbr64 out of line (an extra trap, ~12 µs in a
+// VM here) but emulates the push that follows.
+//
+// # What the probes do
+//
+// Entry probes on Run, RunWithBinding, CreateSession and
+// CreateSessionFromArray store the start time (the kernel's
+// CLOCK_MONOTONIC) and the arguments per thread; return probes read the
+// returned OrtStatus* (NULL is success; otherwise the status's error code
+// becomes error.type), the session (Run's first argument, or what
+// CreateSession wrote to its OrtSession** out) and, for CreateSession, the
+// model path, and send one event through a ring buffer. ReleaseSession
+// forgets a session, so a reused address is not mistaken for it. The
+// programs are written with cilium/ebpf's asm package: building needs no C
+// compiler, and they use no BTF.
+//
+// # What it emits
+//
+//	name                                   instrument       unit  attributes
+//	run span "run MODEL" (or "run")        span                   onnxruntime.model.name, onnxruntime.session.id, process.pid, process.executable.name, process.runtime.name, error.type
+//	create_session span                    span                   the same
+//	onnxruntime.run.duration               Float64Histogram s     onnxruntime.model.name, onnxruntime.run.profiled (false), process.*, error.type on failure
+//	onnxruntime.runs                       Int64ObservableCounter {run} onnxruntime.model.name, process.*
+//	onnxruntime.run.errors                 Int64Counter     {error} onnxruntime.model.name, process.*, error.type
+//	onnxruntime.run.active                 Int64ObservableUpDownCounter {run} onnxruntime.model.name, process.*
+//	onnxruntime.session.creation.duration  Float64Histogram s     onnxruntime.model.name, process.*
+//
+// The model name comes from CreateSession's path (instrument.ModelName),
+// so it is known for sessions created after attach. A session created
+// before attach is still identified (onnxruntime.session.id is
+// "PID:0xADDRESS", the OrtSession's address) but its model is not: the
+// path is not kept anywhere attach can read without knowing ORT's private
+// C++ layout. Its runs are named "run" and carry no model name.
+//
+// The target's process attributes go on every span and metric point, not
+// on the resource: one attach may watch several processes, and the
+// resource describes ortel itself.
+//
+// # What it cannot see
+//
+// Python: the onnxruntime Python package calls ORT's C++ classes directly,
+// not the C API table, so its runs never reach the probes; FindTarget
+// refuses such a process (ErrPython). With process ids, only libraries
+// mapped when attach starts are probed; WithLibrary probes a library file
+// in every process, present and future.
+package attach

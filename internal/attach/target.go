@@ -1,0 +1,182 @@
+package attach
+
+import (
+	"bufio"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ErrPython is returned for a Python process: the onnxruntime Python
+// package calls ORT's C++ classes directly, not the C API table, so
+// uprobes on the table's functions never fire for its runs.
+var ErrPython = errors.New("it runs ONNX Runtime from Python; the Python binding calls ONNX Runtime's C++ API directly, not the C API that attach probes, so attach cannot see its runs yet (instrument it with the ORT profiler and ortel import instead)")
+
+// ErrNoORT is returned for a process that has no ONNX Runtime library
+// mapped.
+var ErrNoORT = errors.New("it has no ONNX Runtime library loaded (no mapped file exports OrtGetApiBase); attach a process after it loaded onnxruntime, or use --lib PATH to catch every process that loads that library")
+
+// Mapping is one file-backed line of /proc/PID/maps.
+type Mapping struct {
+	Start, End uint64
+	Perms      string // "r-xp"
+	Offset     uint64
+	Path       string
+}
+
+// ParseMaps reads the file-backed mappings of a /proc/PID/maps file.
+// Anonymous mappings and pseudo-files ([heap], [vdso], ...) are left out.
+// A malformed line is an error naming its line number.
+func ParseMaps(r io.Reader) ([]Mapping, error) {
+	var out []Mapping
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		// address perms offset dev inode [path]; the path may hold spaces.
+		fields := strings.Fields(text)
+		if len(fields) < 5 {
+			return nil, fmt.Errorf("maps line %d: want at least 5 fields, got %d", line, len(fields))
+		}
+		lo, hi, ok := strings.Cut(fields[0], "-")
+		start, err1 := strconv.ParseUint(lo, 16, 64)
+		end, err2 := strconv.ParseUint(hi, 16, 64)
+		off, err3 := strconv.ParseUint(fields[2], 16, 64)
+		if !ok || err1 != nil || err2 != nil || err3 != nil || end < start || len(fields[1]) != 4 {
+			return nil, fmt.Errorf("maps line %d: malformed address, permissions or offset in %q", line, text)
+		}
+		path := afterFields(text, 5) // the path may hold spaces
+		if !strings.HasPrefix(path, "/") {
+			continue
+		}
+		out = append(out, Mapping{Start: start, End: end, Perms: fields[1], Offset: off, Path: path})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read maps: %w", err)
+	}
+	return out, nil
+}
+
+// afterFields returns what follows the first n space-separated fields of
+// s, without its leading spaces.
+func afterFields(s string, n int) string {
+	for i := 0; i < n; i++ {
+		s = strings.TrimLeft(s, " \t")
+		j := strings.IndexAny(s, " \t")
+		if j < 0 {
+			return ""
+		}
+		s = s[j:]
+	}
+	return strings.TrimLeft(s, " \t")
+}
+
+// Target is a process to attach to.
+type Target struct {
+	PID       int
+	Exe       string    // the executable's base name, for example "node"
+	Libraries []Library // every ONNX Runtime library it has mapped
+}
+
+// Library is one ONNX Runtime library file mapped by a process.
+type Library struct {
+	Path string // as the process mapped it
+	// Open is the path ortel opens the file by: through /proc/PID/root,
+	// so a process in another mount namespace works too.
+	Open string
+}
+
+// FindTarget finds the ONNX Runtime libraries that process pid has mapped
+// (every mapped file that exports OrtGetApiBase: a process may hold more
+// than one copy, and each gets probes). It returns ErrPython for a
+// Python process using ORT's Python binding, and ErrNoORT when no ORT
+// library is mapped, wrapped with the process's id and name.
+func FindTarget(pid int) (*Target, error) {
+	return findTarget("/proc", pid)
+}
+
+func findTarget(procRoot string, pid int) (*Target, error) {
+	dir := filepath.Join(procRoot, strconv.Itoa(pid))
+	f, err := os.Open(filepath.Join(dir, "maps"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("process %d: no such process", pid)
+		}
+		if errors.Is(err, os.ErrPermission) {
+			return nil, fmt.Errorf("process %d: reading its memory map needs root or CAP_SYS_PTRACE over it: %w", pid, err)
+		}
+		return nil, fmt.Errorf("process %d: read its memory map: %w", pid, err)
+	}
+	maps, err := ParseMaps(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("process %d: %w", pid, err)
+	}
+	t := &Target{PID: pid, Exe: exeName(dir)}
+	seen := map[string]bool{}
+	for _, m := range maps {
+		if strings.Contains(filepath.Base(m.Path), "onnxruntime_pybind11_state") {
+			return nil, fmt.Errorf("process %d (%s): %w", pid, t.Exe, ErrPython)
+		}
+	}
+	for _, m := range maps {
+		if seen[m.Path] || strings.HasSuffix(m.Path, " (deleted)") {
+			continue
+		}
+		seen[m.Path] = true
+		open := filepath.Join(dir, "root", m.Path)
+		if isORT(open) {
+			t.Libraries = append(t.Libraries, Library{Path: m.Path, Open: open})
+		}
+	}
+	if len(t.Libraries) == 0 {
+		return nil, fmt.Errorf("process %d (%s): %w", pid, t.Exe, ErrNoORT)
+	}
+	return t, nil
+}
+
+// isORT reports whether the file at path is an ELF file exporting
+// OrtGetApiBase.
+func isORT(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return exportsOrt(f) == nil
+}
+
+// exeName is the base name of a process's executable ("" if unknown).
+func exeName(procDir string) string {
+	if p, err := os.Readlink(filepath.Join(procDir, "exe")); err == nil {
+		return filepath.Base(strings.TrimSuffix(p, " (deleted)"))
+	}
+	if b, err := os.ReadFile(filepath.Join(procDir, "comm")); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	return ""
+}
+
+// runtimeName names the language runtime of an executable, for the
+// process.runtime.name attribute; "" when it is not recognised.
+func runtimeName(exe string) string {
+	switch {
+	case exe == "node" || exe == "nodejs" || exe == "bun" || exe == "deno":
+		return exe
+	case strings.HasPrefix(exe, "python"):
+		return "cpython"
+	case exe == "java":
+		return "java"
+	case exe == "dotnet":
+		return "dotnet"
+	}
+	return ""
+}

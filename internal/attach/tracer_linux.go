@@ -1,0 +1,312 @@
+//go:build linux
+
+package attach
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/ringbuf"
+	"go.opentelemetry.io/otel/attribute"
+	upstream "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"golang.org/x/sys/unix"
+)
+
+// Tracer is a set of attached probes and the loop that turns their events
+// into telemetry. Start attaches; Run reads until its context ends or the
+// targets exit; Close detaches.
+type Tracer struct {
+	cfg     config
+	targets []Target
+	offsets []*Offsets
+	probes  *probes
+	reader  *ringbuf.Reader
+	emit    *emitter
+
+	detached  atomic.Bool
+	lost      atomic.Int64 // the probes' lost count, kept at Close
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Stats counts what a Tracer saw.
+type Stats struct {
+	Runs     int64 // Run and RunWithBinding calls that returned
+	Errors   int64 // of those, calls that returned an error status
+	Sessions int64 // CreateSession and CreateSessionFromArray calls
+	Bad      int64 // events dropped as malformed
+	// Lost counts calls whose event the probes dropped because the ring
+	// buffer was full (user space fell 4 MiB behind): their runs are
+	// missing from the spans and metrics.
+	Lost int64
+}
+
+// Start checks that eBPF uprobes can be used here (see Check), finds the
+// ONNX Runtime library of each target, resolves its functions and attaches
+// the probes. Nothing stays attached when it returns an error.
+func Start(opts ...Option) (*Tracer, error) {
+	cfg := newConfig(opts)
+	if len(cfg.pids) == 0 && cfg.lib == "" {
+		return nil, errors.New("nothing to attach to: give process ids or a library path")
+	}
+	if len(cfg.pids) > 0 && cfg.lib != "" {
+		// Both would probe a process twice when it maps that library.
+		return nil, errors.New("give process ids or a library path, not both")
+	}
+	slices.Sort(cfg.pids)
+	cfg.pids = slices.Compact(cfg.pids) // a process probed twice would count its runs twice
+	if st := Check(); !st.Available {
+		return nil, fmt.Errorf("eBPF uprobes cannot be used here: %s", st.Reason)
+	}
+	t := &Tracer{cfg: cfg}
+	type site struct {
+		o   *Offsets
+		pid int
+	}
+	var sites []site
+	for _, pid := range cfg.pids {
+		tg, err := FindTarget(pid)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range tg.Libraries {
+			o, err := Resolve(l.Open)
+			if err != nil {
+				return nil, fmt.Errorf("process %d (%s): %w", pid, tg.Exe, err)
+			}
+			t.offsets = append(t.offsets, o)
+			sites = append(sites, site{o, pid})
+		}
+		t.targets = append(t.targets, *tg)
+	}
+	if cfg.lib != "" {
+		o, err := Resolve(cfg.lib)
+		if err != nil {
+			return nil, err
+		}
+		t.offsets = append(t.offsets, o)
+		sites = append(sites, site{o, 0})
+	}
+	p, err := loadProbes()
+	if err != nil {
+		return nil, err
+	}
+	t.probes = p
+	for _, s := range sites {
+		if err := p.attach(s.o, s.pid); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	t.reader, err = ringbuf.NewReader(p.coll.Maps["ortel_events"])
+	if err != nil {
+		p.close()
+		return nil, fmt.Errorf("open the probes' ring buffer: %w", err)
+	}
+	t.emit = newEmitter(cfg, processAttrs)
+	runs := p.coll.Maps["ortel_runs"]
+	t.emit.activeCount = func() map[sessionKey]int64 {
+		if t.detached.Load() {
+			return nil
+		}
+		return inFlight(runs)
+	}
+	return t, nil
+}
+
+// Targets returns the processes attached by id (not those of WithLibrary).
+func (t *Tracer) Targets() []Target { return append([]Target(nil), t.targets...) }
+
+// Libraries returns the resolved libraries the probes are attached to.
+func (t *Tracer) Libraries() []Offsets {
+	out := make([]Offsets, len(t.offsets))
+	for i, o := range t.offsets {
+		out[i] = *o
+	}
+	return out
+}
+
+// Stats returns the counts so far.
+func (t *Tracer) Stats() Stats {
+	st := Stats{Runs: t.emit.nRuns.Load(), Errors: t.emit.nErrors.Load(),
+		Sessions: t.emit.nCreates.Load(), Bad: t.emit.nBad.Load(), Lost: t.lost.Load()}
+	if !t.detached.Load() {
+		st.Lost = t.probes.lost()
+	}
+	return st
+}
+
+// StopReason says why Run returned.
+type StopReason int
+
+// Why Run returns.
+const (
+	StoppedByContext StopReason = iota // the context ended (signal, duration)
+	TargetsExited                      // every process given by id exited
+)
+
+// pollInterval is how often Run drains the ring buffer (the probes wake
+// it only when the ring fills up) and looks whether the targets live.
+const pollInterval = 100 * time.Millisecond
+
+// Run turns events into spans and metrics until ctx ends or, when the
+// Tracer was started with process ids, all of them exit. It then reads
+// what the probes had already sent, so no finished run is lost.
+func (t *Tracer) Run(ctx context.Context) (StopReason, error) {
+	alive := map[int]bool{}
+	for _, tg := range t.targets {
+		alive[tg.PID] = true
+	}
+	reason := StoppedByContext
+	polls := 0
+	next := time.Now().Add(pollInterval)
+	for ctx.Err() == nil {
+		t.reader.SetDeadline(next)
+		rec, err := t.reader.Read()
+		switch {
+		case err == nil:
+			t.handle(rec.RawSample)
+			continue
+		case errors.Is(err, os.ErrDeadlineExceeded):
+		case errors.Is(err, ringbuf.ErrClosed):
+			return reason, nil
+		default:
+			return reason, fmt.Errorf("read the probes' ring buffer: %w", err)
+		}
+		next = time.Now().Add(pollInterval)
+		if polls++; polls%10 == 0 {
+			t.emit.forgetExited(processAlive)
+		}
+		if len(alive) > 0 {
+			for pid := range alive {
+				if !processAlive(pid) {
+					delete(alive, pid)
+					t.emit.forgetProcess(uint32(pid))
+				}
+			}
+			if len(alive) == 0 {
+				reason = TargetsExited
+				break
+			}
+		}
+	}
+	// Drain: everything the probes sent before now.
+	t.reader.SetDeadline(time.Now())
+	for {
+		rec, err := t.reader.Read()
+		if err != nil {
+			break
+		}
+		t.handle(rec.RawSample)
+	}
+	return reason, nil
+}
+
+func (t *Tracer) handle(b []byte) {
+	ev, err := parseEvent(b)
+	if err != nil {
+		t.emit.nBad.Add(1)
+		return
+	}
+	t.emit.handle(ev)
+}
+
+// Close detaches every probe and unloads them; safe to call more than
+// once and after a failed Run. The metrics keep their last values: the
+// MeterProvider's next collection (its shutdown) still reports them.
+func (t *Tracer) Close() error {
+	t.closeOnce.Do(func() {
+		var errs []error
+		// The run counters stay registered, so the export that follows
+		// Close (the telemetry's shutdown) still carries their last
+		// values; with the probes gone, nothing is in flight.
+		t.lost.Store(t.probes.lost())
+		t.detached.Store(true)
+		if t.reader != nil {
+			errs = append(errs, t.reader.Close())
+		}
+		if t.probes != nil {
+			errs = append(errs, t.probes.close())
+		}
+		t.closeErr = errors.Join(errs...)
+	})
+	return t.closeErr
+}
+
+// inFlight counts the Run calls in flight per session, from the probes'
+// map of started calls.
+func inFlight(m *ebpf.Map) map[sessionKey]int64 {
+	out := map[sessionKey]int64{}
+	var key uint64
+	var val [valSize]byte
+	it := m.Iterate()
+	for it.Next(&key, &val) {
+		if binary.LittleEndian.Uint64(val[valStart:]) == 0 {
+			continue // the thread's last call has ended
+		}
+		ptr := binary.LittleEndian.Uint64(val[valArg0:])
+		out[sessionKey{uint32(key >> 32), ptr}]++
+	}
+	return out
+}
+
+// processAlive reports whether pid is a live process (not a zombie).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	// pid (comm) S ...: the state follows the last ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return false
+	}
+	st := s[i+2]
+	return st != 'Z' && st != 'X'
+}
+
+// processAttrs are the attributes of a target process: process.pid,
+// process.executable.name and, when recognised, process.runtime.name.
+func processAttrs(pid uint32) []attribute.KeyValue {
+	exe := exeName(filepath.Join("/proc", strconv.FormatUint(uint64(pid), 10)))
+	attrs := []attribute.KeyValue{upstream.ProcessPID(int(pid))}
+	if exe != "" {
+		attrs = append(attrs, upstream.ProcessExecutableName(exe))
+	}
+	if rt := runtimeName(exe); rt != "" {
+		attrs = append(attrs, upstream.ProcessRuntimeName(rt))
+	}
+	return attrs
+}
+
+// monoOffset returns Unix time minus CLOCK_MONOTONIC, in nanoseconds: add
+// it to a probe's timestamp to get wall time.
+func monoOffset() int64 {
+	best := int64(-1)
+	var off int64
+	for i := 0; i < 5; i++ {
+		var ts unix.Timespec
+		t0 := time.Now()
+		if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+			continue
+		}
+		t1 := time.Now()
+		if gap := t1.Sub(t0).Nanoseconds(); best < 0 || gap < best {
+			best = gap
+			off = (t0.UnixNano()+t1.UnixNano())/2 - ts.Nano()
+		}
+	}
+	return off
+}
