@@ -215,10 +215,13 @@ func (c *core) emitNode(parent context.Context, n *profile.Event, start, end tim
 	if name == "" {
 		name = n.NodeName()
 	}
-	_, span := c.tracer.Start(parent, name,
+	_, span := c.emitTracer().Start(parent, name,
 		trace.WithTimestamp(start),
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(c.nodeAttributes(n)...))
+	if !span.IsRecording() && trace.SpanContextFromContext(parent).IsSampled() {
+		c.lostSpan()
+	}
 	span.End(trace.WithTimestamp(end))
 	c.inst.nodeDuration.Record(parent, float64(n.Dur)/1e6, c.nodeMetricAttrs(n.OpName, n.Provider))
 }
