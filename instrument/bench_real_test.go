@@ -256,8 +256,15 @@ func profilingCost(b *testing.B, open func(*testing.B, ...Option) (*DynamicSessi
 	rss0 := rssBytes()
 	b.ResetTimer()
 	for i := 0; i < blocks; i++ {
-		runBlock(plain, &latPlain, nil, &cpuPlain)
-		runBlock(prof, &latProfUnprof, &latProfiled, &cpuProf)
+		// Alternate which side goes first: the second block of a pair runs
+		// with warmer caches.
+		if i%2 == 0 {
+			runBlock(plain, &latPlain, nil, &cpuPlain)
+			runBlock(prof, &latProfUnprof, &latProfiled, &cpuProf)
+		} else {
+			runBlock(prof, &latProfUnprof, &latProfiled, &cpuProf)
+			runBlock(plain, &latPlain, nil, &cpuPlain)
+		}
 	}
 	prof.Flush(ctx)
 	rss1 := rssBytes()

@@ -2,12 +2,15 @@ package ortapi_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -104,4 +107,77 @@ func TestRunProfilingWritesOneFilePerRun(t *testing.T) {
 	}
 	b, _ := os.ReadFile(files[0])
 	t.Logf("%s", b)
+}
+
+// BenchmarkRunProfiled measures what run-level profiling costs ONNX Runtime
+// itself, without ortel, on Silero VAD and on a 3-node model (one thread): a
+// run with profiling switched on (writing its JSON file) against a plain
+// run, interleaved in blocks of 20.
+func BenchmarkRunProfiled(b *testing.B) {
+	b.Run("vad", func(b *testing.B) {
+		testenv.RequireORT(b)
+		in, _ := ort.NewTensor(ort.NewShape(1, 512), make([]float32, 512))
+		st, _ := ort.NewTensor(ort.NewShape(2, 1, 128), make([]float32, 256))
+		sr, _ := ort.NewScalar(int64(16000))
+		o1, _ := ort.NewEmptyTensor[float32](ort.NewShape(1, 1))
+		o2, _ := ort.NewEmptyTensor[float32](ort.NewShape(2, 1, 128))
+		benchRunProfiled(b, testenv.Model(b, "silero_vad_v5.onnx"), []string{"input", "state", "sr"}, []string{"output", "stateN"},
+			[]ort.Value{in, st, sr}, []ort.Value{o1, o2})
+	})
+	b.Run("chain3", func(b *testing.B) {
+		testenv.RequireORT(b)
+		path := filepath.Join(b.TempDir(), "chain.onnx")
+		if err := onnxgen.MatMulAddChain(3, 8).WriteFile(path); err != nil {
+			b.Fatal(err)
+		}
+		in, _ := ort.NewTensor(ort.NewShape(1, 8), make([]float32, 8))
+		out, _ := ort.NewEmptyTensor[float32](ort.NewShape(1, 8))
+		benchRunProfiled(b, path, []string{"x"}, []string{"y"}, []ort.Value{in}, []ort.Value{out})
+	})
+}
+
+func benchRunProfiled(b *testing.B, model string, inNames, outNames []string, ins, outs []ort.Value) {
+	if err := ortapi.RunProfiling(); err != nil {
+		b.Skip(err)
+	}
+	so, _ := ort.NewSessionOptions()
+	defer so.Destroy()
+	so.SetIntraOpNumThreads(1)
+	so.SetInterOpNumThreads(1)
+	sess, err := ort.NewDynamicAdvancedSession(model, inNames, outNames, so)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Destroy()
+	ro, _ := ort.NewRunOptions()
+	defer ro.Destroy()
+	dir := b.TempDir()
+	var plain, profiled []float64
+	n := 0
+	for r := 0; r < max(b.N, 5); r++ {
+		t := time.Now()
+		for j := 0; j < 20; j++ {
+			sess.RunWithOptions(ins, outs, nil)
+		}
+		plain = append(plain, float64(time.Since(t))/20)
+		t = time.Now()
+		for j := 0; j < 20; j++ {
+			n++
+			ortapi.EnableRunProfiling(ro, filepath.Join(dir, fmt.Sprint("r", n)))
+			sess.RunWithOptions(ins, outs, ro)
+			ortapi.DisableRunProfiling(ro)
+		}
+		profiled = append(profiled, float64(time.Since(t))/20)
+	}
+	slices.Sort(plain)
+	slices.Sort(profiled)
+	p, q := plain[len(plain)/2], profiled[len(profiled)/2]
+	b.ReportMetric(p/1e3, "plain-us")
+	b.ReportMetric(q/1e3, "profiled-us")
+	b.ReportMetric(q/p, "profiled/plain")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) > 0 {
+		fi, _ := os.Stat(files[0])
+		b.ReportMetric(float64(fi.Size())/1024, "profile-KB")
+	}
 }
