@@ -92,7 +92,10 @@ type Profiling struct {
 	// WindowAge closes a 1.24 window this long after it opened (default 30s).
 	WindowAge time.Duration
 	// Dir is where ORT writes its profile files (default: a temporary
-	// folder). Files are removed after they are read unless KeepFiles is set.
+	// folder in memory, /dev/shm, where there is one: ORT writes a file per
+	// profiled run, and on a disk creating it can cost more than the
+	// profiling). Files are removed after they are read unless KeepFiles is
+	// set. Overrides ORTEL_PROFILE_DIR.
 	Dir string
 	// KeepFiles keeps each profile JSON file in Dir.
 	KeepFiles bool

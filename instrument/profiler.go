@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -199,6 +200,21 @@ func (p *profiler) trigger(n int) bool {
 	return true
 }
 
+// memoryTempRoot is where the default profile folder is made: a
+// memory-backed file system where there is one, else the system's temporary
+// folder (""). ONNX Runtime writes one file per profiled run, and creating it
+// on a disk cost more than the profiling itself: a profiled Silero VAD run
+// took 1.45 ms with its file on the disk and 0.55 ms on /dev/shm (a 3-node
+// model: 0.39-0.86 ms against 35 µs). Files are removed once read.
+var memoryTempRoot = func() string {
+	if runtime.GOOS == "linux" {
+		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+			return "/dev/shm"
+		}
+	}
+	return ""
+}()
+
 // profileDir returns the folder profiles are written to, created once.
 func (p *profiler) profileDir() (string, error) {
 	p.dirOnce.Do(func() {
@@ -206,7 +222,10 @@ func (p *profiler) profileDir() (string, error) {
 			p.dir, p.dirErr = p.cfg.Dir, os.MkdirAll(p.cfg.Dir, 0o755)
 			return
 		}
-		p.dir, p.dirErr = os.MkdirTemp("", "ortel-profile-")
+		p.dir, p.dirErr = os.MkdirTemp(memoryTempRoot, "ortel-profile-")
+		if p.dirErr != nil && memoryTempRoot != "" {
+			p.dir, p.dirErr = os.MkdirTemp("", "ortel-profile-")
+		}
 		p.ownDir = p.dirErr == nil
 	})
 	if p.dirErr != nil {
