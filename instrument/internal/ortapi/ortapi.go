@@ -5,7 +5,8 @@
 //
 // It finds the ONNX Runtime library the binding already loaded in this
 // process (it never loads one itself), asks it for its API table at version
-// 25 and calls the two functions through it. A library older than 1.25
+// 25 and calls the two functions through it (Linux only: other systems
+// report ErrUnsupported and fall back). A library older than 1.25
 // answers no table for version 25: RunProfiling then reports ErrUnsupported
 // and callers fall back to session-level profiling.
 package ortapi

@@ -1,4 +1,4 @@
-//go:build !cgo
+//go:build !(linux && cgo)
 
 package ortapi
 
@@ -8,7 +8,7 @@ import (
 )
 
 func load() (string, error) {
-	return "", fmt.Errorf("%w: built without cgo", ErrUnsupported)
+	return "", fmt.Errorf("%w: only on Linux, built with cgo", ErrUnsupported)
 }
 
 func enable(unsafe.Pointer, string) error { return ErrUnsupported }

@@ -1,9 +1,9 @@
-//go:build cgo
+//go:build linux && cgo
 
 package ortapi
 
 /*
-#cgo linux LDFLAGS: -ldl
+#cgo LDFLAGS: -ldl
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
