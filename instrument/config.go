@@ -23,14 +23,23 @@ const (
 	EnvProfileRatio = "ORTEL_PROFILE_RATIO"
 	// EnvProfileWindowRuns caps the runs held by one profiled session window.
 	EnvProfileWindowRuns = "ORTEL_PROFILE_WINDOW_RUNS"
-	// EnvProfileDir is where profiled windows write ORT's JSON files.
+	// EnvProfileDir is where profiled runs write ORT's JSON files.
 	EnvProfileDir = "ORTEL_PROFILE_DIR"
+	// EnvProfileSlowRun profiles the next runs after a run slower than this
+	// duration (a Go duration: 50ms). Empty or 0 = off.
+	EnvProfileSlowRun = "ORTEL_PROFILE_SLOW_RUN"
 )
 
 // Defaults of the profiling window.
 const (
 	DefaultWindowRuns = 16
 	DefaultWindowAge  = 30 * time.Second
+)
+
+// Defaults of the triggers.
+const (
+	DefaultTailRuns        = 5
+	DefaultTriggerInterval = 10 * time.Second
 )
 
 // config holds what the options set. Defaults first, then the environment,
@@ -46,30 +55,54 @@ type config struct {
 }
 
 // Profiling configures operator profiling. Operator timings exist only in
-// ONNX Runtime's profiler, which slows a run 7-15x and buffers every event in
-// memory until its session is destroyed. So profiling is off by default; when
-// on, sampled runs go through a short-lived profiled copy of the session (a
-// window) holding at most WindowRuns runs or WindowAge of time. When the window
-// closes its profile is read and every operator becomes a child span of the
-// run span it belongs to, at its true wall-clock time.
+// ONNX Runtime's profiler, so profiling is off by default; when on, the
+// selected runs are profiled and every operator becomes a child span of the
+// run span it belongs to, at its true wall-clock time, emitted in the
+// background once the run returned.
+//
+// Runs are selected by sampling (EveryN or Ratio), by a slow run (SlowRun:
+// the next TailRuns runs), or on demand (ProfileRuns, TriggerProfiling).
+// Every selected run is profiled, under concurrency too.
+//
+// On ONNX Runtime 1.25 and later a selected run goes through the session
+// itself with run-level profiling switched on: a profiled run costs 1.07x an
+// unprofiled one on PaddleOCR det (100 ms) but 5x on Silero VAD (0.1 ms), so
+// profile short models rarely or on triggers. On 1.24 it goes through a profiled
+// copy of the session (a window of at most WindowRuns runs or WindowAge),
+// opened ahead of time, off the request path; that copy costs the memory of
+// a second session, and its profiled runs cost 4-15x.
 type Profiling struct {
 	// EveryN profiles every Nth run (1 = every run). 0 disables it.
 	EveryN int
 	// Ratio profiles each run with this probability, 0 to 1. Used when EveryN is 0.
 	Ratio float64
-	// WindowRuns caps the runs one profiled window holds (default 16), which
-	// bounds the profiler's memory to about WindowRuns × nodes × 2.5 KB.
+	// SlowRun, when positive, profiles the next TailRuns runs after a run
+	// that took longer than this (a latency threshold or an SLA), at most
+	// once per TriggerInterval. Default: off (ORTEL_PROFILE_SLOW_RUN).
+	SlowRun time.Duration
+	// TailRuns is how many runs a slow run or TriggerProfiling profiles
+	// (default 5).
+	TailRuns int
+	// TriggerInterval is the least time between two accepted triggers, slow
+	// runs and TriggerProfiling alike (default 10s).
+	TriggerInterval time.Duration
+	// WindowRuns caps the runs one profiled window holds on ONNX Runtime 1.24
+	// (default 16), which bounds the profiler's memory to about
+	// WindowRuns × nodes × 2.5 KB.
 	WindowRuns int
-	// WindowAge closes a window this long after it opened (default 30s).
+	// WindowAge closes a 1.24 window this long after it opened (default 30s).
 	WindowAge time.Duration
-	// Dir is where windows write ORT's profile files (default: a temporary
-	// folder). Files are removed after they are read unless KeepFiles is set.
+	// Dir is where ORT writes its profile files (default: a temporary
+	// folder in memory, /dev/shm, where there is one: ORT writes a file per
+	// profiled run, and on a disk creating it can cost more than the
+	// profiling). Files are removed after they are read unless KeepFiles is
+	// set. Overrides ORTEL_PROFILE_DIR.
 	Dir string
-	// KeepFiles keeps each window's profile JSON file in Dir.
+	// KeepFiles keeps each profile JSON file in Dir.
 	KeepFiles bool
 }
 
-func (p Profiling) enabled() bool { return p.EveryN > 0 || p.Ratio > 0 }
+func (p Profiling) enabled() bool { return p.EveryN > 0 || p.Ratio > 0 || p.SlowRun > 0 }
 
 // Option configures an instrumented session or pipeline.
 type Option interface{ apply(*config) }
@@ -133,7 +166,7 @@ func WithProfiling(p Profiling) Option {
 }
 
 // WithNodeObserver calls fn once for every operator of every profiled run,
-// after the run's window closed and its span was emitted. fn runs on a
+// after its operator span was emitted. fn runs on a
 // background goroutine; it must not block for long.
 func WithNodeObserver(fn func(ProfiledNode)) Option {
 	return optionFunc(func(c *config) { c.nodeObserver = fn })
@@ -171,6 +204,12 @@ func newConfig(modelPath string, opts []Option) config {
 	if c.profiling.WindowAge <= 0 {
 		c.profiling.WindowAge = DefaultWindowAge
 	}
+	if c.profiling.TailRuns <= 0 {
+		c.profiling.TailRuns = DefaultTailRuns
+	}
+	if c.profiling.TriggerInterval <= 0 {
+		c.profiling.TriggerInterval = DefaultTriggerInterval
+	}
 	return c
 }
 
@@ -195,6 +234,14 @@ func profilingFromEnv() Profiling {
 	}
 	if v, ok := envInt(EnvProfileWindowRuns); ok {
 		p.WindowRuns = v
+	}
+	if v := os.Getenv(EnvProfileSlowRun); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			otel.Handle(fmt.Errorf("ortel: ignoring %s=%q: want a duration such as 50ms", EnvProfileSlowRun, v))
+		} else {
+			p.SlowRun = d
+		}
 	}
 	p.Dir = os.Getenv(EnvProfileDir)
 	return p

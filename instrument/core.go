@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -43,8 +42,9 @@ type core struct {
 	nodeMu    sync.Mutex
 	nodeAttrs map[[2]string]metric.MeasurementOption
 
-	prof   *profiler
-	closed atomic.Bool
+	prof    *profiler
+	wrapErr error // why a wrapped session cannot be profiled
+	gate    *gate
 }
 
 // newCore builds what a session shares. It cannot fail: a meter that

@@ -10,25 +10,62 @@
 // injected with WithTracerProvider and WithMeterProvider. Configure the SDK
 // side (exporters, the views of package views) in the program.
 //
+// # Getting started
+//
+// Load ONNX Runtime once with package ortlib (it finds the library from
+// ONNXRUNTIME_SHARED_LIBRARY_PATH, the ortel cache or the system), then
+// create sessions here instead of with onnxruntime_go:
+//
+//	if _, err := ortlib.Init(); err != nil { ... }
+//	sess, err := instrument.NewDynamicSession(ctx, "det.onnx", inputs, outputs, nil,
+//		instrument.WithProfiling(instrument.Profiling{EveryN: 100, SlowRun: time.Second}))
+//	defer sess.Close(ctx) // before the providers shut down
+//	err = sess.Run(ctx, in, out)
+//
+// examples/http-service is a complete net/http service.
+//
 // # Cost
 //
 // A Run adds one span and one histogram Record, with attribute sets built
-// once at session creation: about the SDK's own floor for a span plus a
-// Record, and no allocations beyond the SDK's (see BenchmarkRun). The run
-// and in-flight counters are atomics read by an asynchronous callback.
+// once at session creation, two atomic adds for the lifecycle gate and two
+// for the run counters (read by an asynchronous callback). With no-op
+// providers that is about 3% of a Silero VAD Run (85 µs). The rest is the
+// SDK's: with the SDK's BatchSpanProcessor each ended span wakes its export
+// goroutine, which on a small machine costs more CPU than the span (+47% per
+// traced VAD Run on 2 cores, 2 context switches per Run); a batcher that
+// wakes once per batch (ortel's internal/spanbatch) costs +10%. See
+// BenchmarkTracedRunVAD and the README's budgets.
+//
+// # Lifecycle
+//
+// Sessions are safe for concurrent use (AdvancedSession: not with itself).
+// Close refuses new runs with ErrClosed, waits for the runs in flight,
+// destroys the session and emits the operator spans still pending, all
+// bounded by its context; a session is never destroyed under a Run. Flush
+// emits pending operator spans without closing. Close sessions before
+// shutting the providers down: operator spans that reach a provider already
+// shut down are counted (ProfilingStats().Lost) and reported once through
+// otel.Handle.
 //
 // # Operator profiling
 //
-// Operator timings exist only in ONNX Runtime's profiler, which slows runs
-// 7-15x and keeps every event in memory until its session is destroyed. It is
-// off by default. With WithProfiling (or the ORTEL_PROFILE_* environment
-// variables), sampled runs — every Nth, or with a probability — go through a
-// short-lived profiled copy of the session, a window of at most WindowRuns
-// runs, opened off the Run path. When the window closes, its profile is read
-// in the background and each operator becomes a child span of its run span;
-// ProfileRuns profiles the next n runs on demand (ortel bench uses it for its
-// separate profiling pass). ImportProfile turns a profile written by any ORT
-// program into the same spans.
+// Operator timings exist only in ONNX Runtime's profiler. It is off by
+// default. With WithProfiling (or the ORTEL_PROFILE_* environment
+// variables) runs are selected every Nth, with a probability, after a run
+// slower than SlowRun (the next TailRuns runs), with ProfileRuns (ortel
+// bench's profiling pass) or with TriggerProfiling (rate-limited, for an
+// endpoint or a signal). Every selected run is profiled, under concurrency
+// too, and each of its operators becomes a child span of its run span,
+// emitted in the background.
+//
+// On ONNX Runtime 1.25 and later a selected run goes through the session
+// itself with run-level profiling on (RunOptionsEnableProfiling, reached
+// through the C API since the Go binding predates it); wrapped sessions are
+// profiled too. On 1.24 it goes through a profiled copy of the session (a
+// window of at most WindowRuns runs), opened ahead of time off the request
+// path; there a wrapped session cannot be profiled and says so.
+// ImportProfile turns a profile written by any ORT program into the same
+// spans.
 //
 // # LLM generation
 //

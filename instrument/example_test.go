@@ -15,16 +15,16 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/instrument/views"
 	"github.com/ortel-dev/ortel/internal/onnxgen"
-	"github.com/ortel-dev/ortel/internal/ortenv"
 )
 
 // Example shows a service's inference path: a pipeline stage under the
 // request's span, an instrumented run inside it, and operator profiling of
 // one run in ten.
 func Example() {
-	if _, err := ortenv.Init(); err != nil {
+	if _, err := ortlib.Init(); err != nil {
 		fmt.Println("run `make setup` first")
 		return
 	}

@@ -78,42 +78,65 @@ func newDynamic(ctx context.Context, m model, inputNames, outputNames []string,
 		s.batch.enabled = true
 		s.batch.fixed = info[0].Dimensions[0]
 	}
-	c.prof = newProfiler(c, sessOpts, func(o *ort.SessionOptions) (profiledRunner, error) {
+	c.gate = newGate(c.release(sess.Destroy))
+	c.prof, _ = newProfiler(c, sessOpts, func(o *ort.SessionOptions) (profiledRunner, error) {
 		ps, err := create(o)
 		if err != nil {
 			return nil, err
 		}
 		return dynRunner{ps}, nil
-	})
+	}) // cannot fail: the model is known
 	return s, nil
 }
 
-// WrapDynamic instruments a session created elsewhere. Session creation time
-// and operator profiling are not available for it (the model is unknown);
-// name it with WithModelName.
+// WrapDynamic instruments a session created elsewhere; name it with
+// WithModelName. Its creation time is not recorded. Operator profiling
+// (WithProfiling, ProfileRuns) works per run on ONNX Runtime 1.25 and later;
+// on 1.24, which can only profile a copy of the session built from the
+// model, WrapDynamic with profiling enabled fails and ProfileRuns returns an
+// error. Close destroys sess.
 func WrapDynamic(sess *ort.DynamicAdvancedSession, opts ...Option) (*DynamicSession, error) {
 	if sess == nil {
 		return nil, errors.New("ortel: WrapDynamic: nil session")
 	}
-	c := newCore("", opts)
+	c, err := wrapCore(opts, sess.Destroy)
+	if err != nil {
+		return nil, err
+	}
 	return &DynamicSession{core: c, sess: sess}, nil
+}
+
+// wrapCore builds the core of a wrapped session. Profiling needs per-run
+// profiling there; asking for it without is an error, not a silent no-op.
+func wrapCore(opts []Option, destroy func() error) (*core, error) {
+	c := newCore("", opts)
+	prof, err := newProfiler(c, nil, nil)
+	if err != nil && c.cfg.profiling.enabled() {
+		return nil, err
+	}
+	c.prof = prof // nil without per-run profiling: ProfileRuns says why
+	c.wrapErr = err
+	c.gate = newGate(c.release(destroy))
+	return c, nil
 }
 
 // Run runs the model on inputs, writing outputs (nil outputs are allocated
 // by ONNX Runtime, as with ort.DynamicAdvancedSession.Run), inside a run span
 // that is a child of the span in ctx. A canceled ctx stops the run before it
 // starts; a started run cannot be interrupted.
+//
+// Run is safe to call concurrently with Close: a Run that started first
+// finishes normally, one that starts after Close returns ErrClosed.
 func (s *DynamicSession) Run(ctx context.Context, inputs, outputs []ort.Value) error {
-	if s.closed.Load() {
+	if !s.gate.enter() {
 		return ErrClosed
 	}
+	defer s.gate.exit()
 	batch := s.batch.of(inputs)
 	if p := s.prof; p != nil && p.sample() {
-		if w := p.acquire(); w != nil {
-			return s.runProfiled(ctx, w, batch, func(r profiledRunner) error {
-				return r.(dynRunner).s.Run(inputs, outputs)
-			})
-		}
+		return s.runProfiled(ctx, batch,
+			func(ro *ort.RunOptions) error { return s.sess.RunWithOptions(inputs, outputs, ro) },
+			func(r profiledRunner) error { return r.(dynRunner).s.Run(inputs, outputs) })
 	}
 	ctx, span := s.begin(ctx, batch, false)
 	var err error
@@ -121,25 +144,24 @@ func (s *DynamicSession) Run(ctx context.Context, inputs, outputs []ort.Value) e
 	if err = ctx.Err(); err == nil {
 		err = s.sess.Run(inputs, outputs)
 	}
-	return s.end(ctx, span, start, time.Now(), err, false)
+	end := time.Now()
+	if err = s.end(ctx, span, start, end, err, false); err == nil && s.prof != nil {
+		s.prof.slow(end.Sub(start))
+	}
+	return err
 }
 
 // Unwrap returns the underlying session.
 func (s *DynamicSession) Unwrap() *ort.DynamicAdvancedSession { return s.sess }
 
-// Close flushes pending operator spans (bounded by ctx), destroys the
-// session and stops its metrics. Runs after Close fail with ErrClosed.
-func (s *DynamicSession) Close(ctx context.Context) error {
-	if !s.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	var errs []error
-	if s.prof != nil {
-		errs = append(errs, s.prof.close(ctx))
-	}
-	errs = append(errs, s.sess.Destroy())
-	return errors.Join(errs...)
-}
+// Close refuses new runs (they fail with ErrClosed), waits for the runs in
+// flight to return, destroys the session and emits the operator spans still
+// pending, all bounded by ctx. When ctx ends first, Close returns an error
+// saying what is left, and the session is destroyed when its last run
+// returns: it is never destroyed under a run. Calling Close again waits
+// again. Close the session before shutting down the TracerProvider, or
+// pending operator spans are dropped (counted in ProfilingStats().Lost).
+func (s *DynamicSession) Close(ctx context.Context) error { return s.close(ctx) }
 
 // AdvancedSession is an instrumented ort.AdvancedSession, whose input and
 // output tensors are bound at creation. Like the session it wraps, it must
@@ -182,13 +204,14 @@ func newAdvanced(ctx context.Context, m model, inputNames, outputNames []string,
 	s := &AdvancedSession{core: c, sess: sess, batch: batchOfValues(inputs)}
 	// The batch size never changes: put it in the prebuilt options.
 	c.startOpts, c.profOpts = c.buildStartOpts(s.batch)
-	c.prof = newProfiler(c, sessOpts, func(o *ort.SessionOptions) (profiledRunner, error) {
+	c.gate = newGate(c.release(sess.Destroy))
+	c.prof, _ = newProfiler(c, sessOpts, func(o *ort.SessionOptions) (profiledRunner, error) {
 		ps, err := create(o)
 		if err != nil {
 			return nil, err
 		}
 		return advRunner{ps}, nil
-	})
+	}) // cannot fail: the model is known
 	return s, nil
 }
 
@@ -197,21 +220,24 @@ func WrapAdvanced(sess *ort.AdvancedSession, opts ...Option) (*AdvancedSession, 
 	if sess == nil {
 		return nil, errors.New("ortel: WrapAdvanced: nil session")
 	}
-	c := newCore("", opts)
+	c, err := wrapCore(opts, sess.Destroy)
+	if err != nil {
+		return nil, err
+	}
 	return &AdvancedSession{core: c, sess: sess, batch: -1}, nil
 }
 
 // Run runs the model on the bound tensors inside a run span.
+// Run may be called concurrently with Close, not with itself.
 func (s *AdvancedSession) Run(ctx context.Context) error {
-	if s.closed.Load() {
+	if !s.gate.enter() {
 		return ErrClosed
 	}
+	defer s.gate.exit()
 	if p := s.prof; p != nil && p.sample() {
-		if w := p.acquire(); w != nil {
-			return s.runProfiled(ctx, w, -1, func(r profiledRunner) error {
-				return r.(advRunner).s.Run()
-			})
-		}
+		return s.runProfiled(ctx, -1,
+			func(ro *ort.RunOptions) error { return s.sess.RunWithOptions(ro) },
+			func(r profiledRunner) error { return r.(advRunner).s.Run() })
 	}
 	ctx, span := s.begin(ctx, -1, false)
 	var err error
@@ -219,25 +245,18 @@ func (s *AdvancedSession) Run(ctx context.Context) error {
 	if err = ctx.Err(); err == nil {
 		err = s.sess.Run()
 	}
-	return s.end(ctx, span, start, time.Now(), err, false)
+	end := time.Now()
+	if err = s.end(ctx, span, start, end, err, false); err == nil && s.prof != nil {
+		s.prof.slow(end.Sub(start))
+	}
+	return err
 }
 
 // Unwrap returns the underlying session.
 func (s *AdvancedSession) Unwrap() *ort.AdvancedSession { return s.sess }
 
-// Close flushes pending operator spans (bounded by ctx), destroys the
-// session and stops its metrics.
-func (s *AdvancedSession) Close(ctx context.Context) error {
-	if !s.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	var errs []error
-	if s.prof != nil {
-		errs = append(errs, s.prof.close(ctx))
-	}
-	errs = append(errs, s.sess.Destroy())
-	return errors.Join(errs...)
-}
+// Close is DynamicSession.Close for an AdvancedSession.
+func (s *AdvancedSession) Close(ctx context.Context) error { return s.close(ctx) }
 
 // SessionID returns the onnxruntime.session.id of the session.
 func (c *core) SessionID() string { return c.id }
@@ -245,27 +264,82 @@ func (c *core) SessionID() string { return c.id }
 // ModelName returns the onnxruntime.model.name of the session.
 func (c *core) ModelName() string { return c.cfg.modelName }
 
-// ProfileRuns profiles the next n runs: it opens a profiled window now (the
-// profiled copy of the session is created before it returns) and routes the
-// next n runs through it, whatever the sampling settings. Their operator
-// spans are emitted when the n-th run ends; Flush waits for that.
+// ProfileRuns profiles the next n runs, whatever the sampling settings: each
+// of them yields operator spans, emitted in the background once it returned;
+// Flush waits for them. On ONNX Runtime 1.24 the profiled copy of the
+// session is created before ProfileRuns returns (bounded by ctx).
+// ProfileRuns is not rate-limited; see TriggerProfiling for triggers that
+// come from outside the program.
 func (c *core) ProfileRuns(ctx context.Context, n int) error {
-	if c.closed.Load() {
+	if c.gate.isClosed() {
 		return ErrClosed
 	}
 	if c.prof == nil {
-		return errors.New("ortel: operator profiling needs a session built from a model (not wrapped)")
+		return c.wrapErr
 	}
-	return c.prof.force(ctx, n)
+	if n <= 0 {
+		return nil
+	}
+	p := c.prof
+	p.owed.Add(int64(n))
+	if p.perRun {
+		return nil
+	}
+	p.mu.Lock()
+	p.prewarmLocked()
+	ch, w := p.openDone, p.win
+	p.mu.Unlock()
+	if w != nil || ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	p.mu.Lock()
+	err := p.openErr
+	p.mu.Unlock()
+	return err
 }
 
-// Flush waits until every closed profiling window has been read and its
-// operator spans emitted, or ctx is done. An open window stays open.
+// TriggerProfiling profiles the next n runs (Profiling.TailRuns when n <= 0)
+// unless a trigger was accepted less than Profiling.TriggerInterval ago
+// (default 10s), in which case it returns ErrRateLimited. It never blocks:
+// it is meant for triggers from outside the program (an HTTP endpoint, a
+// signal). Slow runs (Profiling.SlowRun) share its rate limit.
+func (c *core) TriggerProfiling(n int) error {
+	if c.gate.isClosed() {
+		return ErrClosed
+	}
+	if c.prof == nil {
+		return c.wrapErr
+	}
+	if n <= 0 {
+		n = c.prof.cfg.TailRuns
+	}
+	if !c.prof.trigger(n) {
+		return ErrRateLimited
+	}
+	return nil
+}
+
+// Flush emits the operator spans of every profiled run that returned, and
+// waits until they reached the TracerProvider or ctx is done. On ONNX
+// Runtime 1.24 it closes the open profiled window if it served runs.
 func (c *core) Flush(ctx context.Context) error {
 	if c.prof == nil {
 		return nil
 	}
-	return c.prof.wait(ctx)
+	return c.prof.flush(ctx)
+}
+
+// ProfilingStats says what operator profiling did for the session so far.
+func (c *core) ProfilingStats() ProfilingStats {
+	if c.prof == nil {
+		return ProfilingStats{}
+	}
+	return c.prof.stats()
 }
 
 // batchReader finds the batch size of dynamic inputs: dimension 0 of the

@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/ortel-dev/ortel/instrument/internal/ortapi"
 )
 
 func TestRunSpansAndMetrics(t *testing.T) {
@@ -232,8 +234,27 @@ func TestWrapDynamic(t *testing.T) {
 	if len(spansNamed(p.spans, "run wrapped")) != 1 {
 		t.Fatal("no run span for a wrapped session")
 	}
-	if err := s.ProfileRuns(context.Background(), 1); err == nil {
-		t.Error("profiling a wrapped session (model unknown) should fail clearly")
+	// A wrapped session is profiled per run (ONNX Runtime 1.25+); without
+	// that, profiling it fails loudly instead of doing nothing.
+	err = s.ProfileRuns(context.Background(), 1)
+	if ortapi.RunProfiling() != nil {
+		if err == nil {
+			t.Error("profiling a wrapped session without run-level profiling should fail clearly")
+		}
+	} else {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Run(context.Background(), []ort.Value{in}, outs[:1]); err != nil {
+			t.Fatal(err)
+		}
+		outs[0].Destroy()
+		if err := s.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if byRun := checkOperators(t, p, "run wrapped"); len(byRun) != 1 {
+			t.Errorf("operator spans under %d runs of the wrapped session, want 1", len(byRun))
+		}
 	}
 	if _, err := WrapDynamic(nil); err == nil {
 		t.Error("WrapDynamic(nil) should fail")
@@ -323,5 +344,26 @@ func TestModelName(t *testing.T) {
 		if got := ModelName(path); got != want {
 			t.Errorf("ModelName(%q) = %q, want %q", path, got, want)
 		}
+	}
+}
+
+func TestWrapWithProfilingFailsWithoutRunProfiling(t *testing.T) {
+	p := newProviders(t)
+	path := chainModel(t, 1, 4)
+	raw, err := ort.NewDynamicAdvancedSession(path, []string{"x"}, []string{"y"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := WrapDynamic(raw, p.opts(WithModelName("wrapped"), WithProfiling(Profiling{EveryN: 2}))...)
+	if ortapi.RunProfiling() == nil {
+		if err != nil {
+			t.Fatalf("WrapDynamic with profiling on ONNX Runtime %s = %v", ortapi.LibraryVersion(), err)
+		}
+		s.Close(context.Background())
+		return
+	}
+	defer raw.Destroy()
+	if err == nil || !strings.Contains(err.Error(), "1.25") {
+		t.Fatalf("WrapDynamic with profiling on ONNX Runtime %s = %v, want an error naming the version needed", ortapi.LibraryVersion(), err)
 	}
 }

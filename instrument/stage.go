@@ -23,10 +23,11 @@ import (
 //
 // A Pipeline is safe for concurrent use.
 type Pipeline struct {
-	name     string
-	tracer   trace.Tracer
-	duration metric.Float64Histogram
-	attrs    []attribute.KeyValue
+	name      string
+	tracer    trace.Tracer
+	duration  metric.Float64Histogram
+	queueWait metric.Float64Histogram
+	attrs     []attribute.KeyValue
 
 	mu     sync.RWMutex
 	stages map[string]*stageKind
@@ -54,6 +55,10 @@ func NewPipeline(name string, opts ...Option) *Pipeline {
 	p.duration, err = semconv.NewOrtelStageDuration(m)
 	if err != nil {
 		otel.Handle(fmt.Errorf("ortel: creating the stage histogram: %w", err))
+	}
+	p.queueWait, err = semconv.NewOrtelStageQueueDuration(m)
+	if err != nil {
+		otel.Handle(fmt.Errorf("ortel: creating the stage queue histogram: %w", err))
 	}
 	return p
 }
@@ -99,6 +104,23 @@ func (p *Pipeline) StartStage(ctx context.Context, name string) (context.Context
 	k := p.kind(name)
 	ctx, span := p.tracer.Start(ctx, name, k.startOpts...)
 	return ctx, Stage{p: p, k: k, span: span, ctx: ctx, start: time.Now()}
+}
+
+// StartStageQueued is StartStage for a work item (a frame, a request) that
+// waited in a queue since queuedAt before this stage took it: the wait
+// becomes a span named "queue {stage}", a sibling just before the stage's
+// span, and a value of the ortel.stage.queue.duration histogram. A zero or
+// future queuedAt records no wait.
+func (p *Pipeline) StartStageQueued(ctx context.Context, name string, queuedAt time.Time) (context.Context, Stage) {
+	k := p.kind(name)
+	now := time.Now()
+	if !queuedAt.IsZero() && queuedAt.Before(now) {
+		_, q := p.tracer.Start(ctx, "queue "+name, append([]trace.SpanStartOption{trace.WithTimestamp(queuedAt)}, k.startOpts...)...)
+		q.End(trace.WithTimestamp(now))
+		p.queueWait.Record(ctx, now.Sub(queuedAt).Seconds(), k.recOK...)
+	}
+	sctx, span := p.tracer.Start(ctx, name, append([]trace.SpanStartOption{trace.WithTimestamp(now)}, k.startOpts...)...)
+	return sctx, Stage{p: p, k: k, span: span, ctx: sctx, start: now}
 }
 
 // End closes the stage. A non-nil err marks the stage failed: span status

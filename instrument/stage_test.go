@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 func TestStages(t *testing.T) {
@@ -78,5 +80,38 @@ func TestStages(t *testing.T) {
 	})
 	if failed != 2 {
 		t.Errorf("failed stages in the histogram = %d, want 2", failed)
+	}
+}
+
+func TestStageQueueWait(t *testing.T) {
+	p := newProviders(t)
+	pl := NewPipeline("frames", p.opts()...)
+	ctx, parent := p.tp.Tracer("test").Start(context.Background(), "frame")
+	queued := time.Now().Add(-20 * time.Millisecond)
+	_, st := pl.StartStageQueued(ctx, "detect", queued)
+	st.End(nil)
+	_, st = pl.StartStageQueued(ctx, "detect", time.Time{}) // no wait known
+	st.End(nil)
+	parent.End()
+
+	qs := spansNamed(p.spans, "queue detect")
+	if len(qs) != 1 {
+		t.Fatalf("%d queue spans, want 1 (none for a zero queuedAt)", len(qs))
+	}
+	q, stage := qs[0], spansNamed(p.spans, "detect")[0]
+	if !q.StartTime().Equal(queued) || q.EndTime().After(stage.StartTime()) {
+		t.Errorf("queue span %v–%v, want from queuedAt %v to no later than the stage start %v",
+			q.StartTime(), q.EndTime(), queued, stage.StartTime())
+	}
+	if q.Parent().SpanID() != parent.SpanContext().SpanID() {
+		t.Error("the queue span is not a sibling of the stage")
+	}
+	rm := p.collect(t)
+	if n := histCount(t, rm, "ortel.stage.queue.duration", nil); n != 1 {
+		t.Errorf("queue histogram count = %d, want 1", n)
+	}
+	m, _ := metricByName(rm, "ortel.stage.queue.duration")
+	if dp := m.Data.(metricdata.Histogram[float64]).DataPoints[0]; dp.Sum < 0.020 {
+		t.Errorf("recorded wait %v s, want at least 0.020", dp.Sum)
 	}
 }

@@ -707,6 +707,14 @@ var instrumentTests = []struct {
 		i.Record(ctx, 1)
 		return nil
 	}},
+	{semconv.OrtelStageQueueDurationName, func(ctx context.Context, m metric.Meter) error {
+		i, err := semconv.NewOrtelStageQueueDuration(m)
+		if err != nil {
+			return err
+		}
+		i.Record(ctx, 1)
+		return nil
+	}},
 	{semconv.OrtelSystemContextSwitchesName, func(ctx context.Context, m metric.Meter) error {
 		i, err := semconv.NewOrtelSystemContextSwitches(m)
 		if err != nil {

@@ -2215,6 +2215,38 @@ func NewOrtelStageDuration(m metric.Meter, opts ...metric.Float64HistogramOption
 	}, opts...)...)
 }
 
+// Metric ortel.stage.queue.duration: Time a work item (a frame, a request)
+// waited in the queue before a pipeline stage started on it.
+//
+// Instrument histogram (metric.Float64Histogram), unit "s", value double,
+// ortel-defined, emitted by instrument, on by default.
+//
+// Recorded by Pipeline.StartStageQueued from the time the item was queued to
+// the start of the stage; the same interval is a span named "queue {stage}".
+//
+// Attributes:
+//   - ortel.stage.name (required)
+//   - ortel.pipeline.name (recommended)
+const (
+	// OrtelStageQueueDurationName is the instrument name.
+	OrtelStageQueueDurationName = "ortel.stage.queue.duration"
+	// OrtelStageQueueDurationUnit is the instrument unit (UCUM).
+	OrtelStageQueueDurationUnit = "s"
+	// OrtelStageQueueDurationDescription is the instrument description.
+	OrtelStageQueueDurationDescription = "Time a work item (a frame, a request) waited in the queue before a pipeline stage started on it."
+)
+
+// NewOrtelStageQueueDuration creates the ortel.stage.queue.duration instrument
+// (Float64Histogram) on m. The name, unit, description and explicit bucket
+// boundaries are applied before opts, so opts may override them.
+func NewOrtelStageQueueDuration(m metric.Meter, opts ...metric.Float64HistogramOption) (metric.Float64Histogram, error) {
+	return m.Float64Histogram(OrtelStageQueueDurationName, append([]metric.Float64HistogramOption{
+		metric.WithUnit(OrtelStageQueueDurationUnit),
+		metric.WithDescription(OrtelStageQueueDurationDescription),
+		metric.WithExplicitBucketBoundaries(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10),
+	}, opts...)...)
+}
+
 // Metric ortel.system.context_switches: Number of context switches on the host
 // since boot.
 //
@@ -2997,6 +3029,7 @@ var Metrics = []Metric{
 	{Name: OrtelSLAComplianceName, Instrument: "gauge", Kind: "Float64Gauge", Unit: OrtelSLAComplianceUnit, ValueType: "double", Brief: OrtelSLAComplianceDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario", "ortel.sla.threshold", "ortel.sla.percentile"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario", "ortel.sla.threshold", "ortel.sla.percentile"}},
 	{Name: OrtelSLAViolationsName, Instrument: "counter", Kind: "Int64Counter", Unit: OrtelSLAViolationsUnit, ValueType: "int", Brief: OrtelSLAViolationsDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario", "ortel.sla.threshold", "ortel.sla.percentile"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario", "ortel.sla.threshold", "ortel.sla.percentile"}},
 	{Name: OrtelStageDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OrtelStageDurationUnit, ValueType: "double", Brief: OrtelStageDurationDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"ortel.stage.name", "ortel.pipeline.name", "error.type"}, Required: []string{"ortel.stage.name"}, Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10}},
+	{Name: OrtelStageQueueDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OrtelStageQueueDurationUnit, ValueType: "double", Brief: OrtelStageQueueDurationDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"ortel.stage.name", "ortel.pipeline.name"}, Required: []string{"ortel.stage.name"}, Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10}},
 	{Name: OrtelSystemContextSwitchesName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OrtelSystemContextSwitchesUnit, ValueType: "int", Brief: OrtelSystemContextSwitchesDescription, Source: "receivers/cpu", DefaultEnabled: true, Upstream: false, Observable: true},
 	{Name: OrtelSystemInterruptsName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OrtelSystemInterruptsUnit, ValueType: "int", Brief: OrtelSystemInterruptsDescription, Source: "receivers/cpu", DefaultEnabled: false, Upstream: false, Observable: true},
 	{Name: OrtelSystemLoadAverageName, Instrument: "gauge", Kind: "Float64ObservableGauge", Unit: OrtelSystemLoadAverageUnit, ValueType: "double", Brief: OrtelSystemLoadAverageDescription, Source: "receivers/cpu", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"ortel.load_average.window"}, Required: []string{"ortel.load_average.window"}},

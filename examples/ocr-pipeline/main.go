@@ -11,8 +11,9 @@
 //	go run ./examples/ocr-pipeline -requests 20
 //	OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 go run ./examples/ocr-pipeline
 //
-// Without an OTLP endpoint the spans and metrics go to ortel-out/ocr-pipeline
-// as OTLP/JSON lines files.
+// Without an OTLP endpoint the telemetry is recorded but not exported. The
+// example imports public packages only: copy it out of the repository and it
+// builds (ortlib finds ONNX Runtime; -models names the model folder).
 package main
 
 import (
@@ -31,18 +32,22 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/instrument"
-	"github.com/ortel-dev/ortel/instrument/views"
-	"github.com/ortel-dev/ortel/internal/models"
-	"github.com/ortel-dev/ortel/internal/ortenv"
-	"github.com/ortel-dev/ortel/internal/telemetry"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 )
+
+// modelFiles are the PaddleOCR models, by the names spans carry.
+var modelFiles = map[string]string{
+	"paddleocr-det": "ch_PP-OCRv4_det_infer.onnx",
+	"paddleocr-cls": "ch_ppocr_mobile_v2.0_cls_infer.onnx",
+	"paddleocr-rec": "ch_PP-OCRv4_rec_infer.onnx",
+}
 
 func main() {
 	requests := flag.Int("requests", 10, "requests to serve")
 	size := flag.Int("size", 320, "page size in pixels (a multiple of 32)")
-	out := flag.String("out", filepath.Join("ortel-out", "ocr-pipeline"), "output folder when no OTLP endpoint is set")
+	dir := flag.String("models", filepath.Join(ortlib.CacheDir(), "models"), "folder holding the PaddleOCR models")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, *requests, *size, *out); err != nil {
+	if err := run(context.Background(), os.Stdout, *requests, *size, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "ocr-pipeline:", err)
 		os.Exit(1)
 	}
@@ -54,37 +59,36 @@ type ocr struct {
 	pipeline      *instrument.Pipeline
 }
 
-func run(ctx context.Context, w io.Writer, requests, size int, out string) error {
+func run(ctx context.Context, w io.Writer, requests, size int, modelDir string) error {
 	if size <= 0 || size%32 != 0 {
 		return fmt.Errorf("-size %d: want a positive multiple of 32 (the detector downsamples by 32)", size)
 	}
-	if _, err := ortenv.Init(); err != nil {
+	if _, err := ortlib.Init(); err != nil {
 		return err
 	}
-	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "ocr-pipeline", OutputDir: out, Views: views.FromEnv()})
+	tel, err := setupOTel(ctx, "ocr-pipeline")
 	if err != nil {
 		return err
 	}
+	if !tel.exported {
+		fmt.Fprintln(w, "no OTEL_EXPORTER_OTLP_ENDPOINT set: telemetry is recorded, not exported")
+	}
+	// Deferred first, so it runs last: the sessions close before the
+	// providers stop, and their last operator spans get out.
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		tel.Shutdown(sctx)
-		for _, f := range tel.Files() {
-			fmt.Fprintln(w, "wrote", f)
-		}
+		tel.shutdown(sctx)
 	}()
 	opts := []instrument.Option{
-		instrument.WithTracerProvider(tel.TracerProvider),
-		instrument.WithMeterProvider(tel.MeterProvider),
-		// One run in ten goes through a profiled window: operator spans.
-		instrument.WithProfiling(instrument.Profiling{EveryN: 10, WindowRuns: 4}),
+		instrument.WithTracerProvider(tel.tp),
+		instrument.WithMeterProvider(tel.mp),
+		// One run in ten is profiled: its operators become spans.
+		instrument.WithProfiling(instrument.Profiling{EveryN: 10}),
 	}
 	o := &ocr{pipeline: instrument.NewPipeline("ocr", opts...)}
 	open := func(name, output string) (*instrument.DynamicSession, error) {
-		path, _, err := models.Resolve(name)
-		if err != nil {
-			return nil, err
-		}
+		path := filepath.Join(modelDir, modelFiles[name])
 		return instrument.NewDynamicSession(ctx, path, []string{"x"}, []string{output}, nil,
 			append(opts, instrument.WithModelName(name))...)
 	}
@@ -101,7 +105,7 @@ func run(ctx context.Context, w io.Writer, requests, size int, out string) error
 	}
 	defer o.rec.Close(ctx)
 
-	tracer := tel.TracerProvider.Tracer("ocr-pipeline")
+	tracer := tel.tp.Tracer("ocr-pipeline")
 	page := syntheticPage(size)
 	for i := 0; i < requests; i++ {
 		rctx, span := tracer.Start(ctx, "POST /ocr", trace.WithSpanKind(trace.SpanKindServer),

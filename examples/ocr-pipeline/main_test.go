@@ -3,15 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-
-	"github.com/ortel-dev/ortel/internal/otlpjson"
+	"github.com/ortel-dev/ortel/internal/otlptest"
 	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
@@ -19,47 +15,40 @@ import (
 // the trace shape: request → stage → run, with operators under some runs.
 func TestPipeline(t *testing.T) {
 	testenv.RequireORT(t)
+	var dir string
 	for _, m := range []string{"ch_PP-OCRv4_det_infer.onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx"} {
-		testenv.Model(t, m)
+		dir = filepath.Dir(testenv.Model(t, m))
 	}
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-	out := t.TempDir()
+	r, err := otlptest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+r.Endpoint())
+	t.Setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
 	var w bytes.Buffer
-	if err := run(context.Background(), &w, 3, 160, out); err != nil {
+	if err := run(context.Background(), &w, 3, 160, dir); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(w.String(), "request 2:") {
 		t.Fatalf("output:\n%s", w.String())
 	}
-	f, err := os.Open(filepath.Join(out, "traces.jsonl"))
-	if err != nil {
-		t.Fatal(err)
+	byID := map[string]otlptest.Span{}
+	spans := r.Spans()
+	for _, s := range spans {
+		byID[string(s.SpanId)] = s
 	}
-	defer f.Close()
-	byID := map[string]*tracepb.Span{}
-	var spans []*tracepb.Span
-	otlpjson.ReadTraces(f, func(req *coltracepb.ExportTraceServiceRequest) error {
-		for _, rs := range req.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				for _, s := range ss.Spans {
-					byID[string(s.SpanId)] = s
-					spans = append(spans, s)
-				}
-			}
-		}
-		return nil
-	})
 	stages := map[string]int{}
 	for _, s := range spans {
 		if !strings.HasPrefix(s.Name, "run ") {
 			continue
 		}
-		stage := byID[string(s.ParentSpanId)]
-		if stage == nil {
+		stage, found := byID[string(s.ParentSpanId)]
+		if !found {
 			t.Fatalf("run span %q has no parent", s.Name)
 		}
-		req := byID[string(stage.ParentSpanId)]
-		if req == nil || req.Name != "POST /ocr" {
+		req, found := byID[string(stage.ParentSpanId)]
+		if !found || req.Name != "POST /ocr" {
 			t.Fatalf("stage %q is not under a request span", stage.Name)
 		}
 		stages[stage.Name]++
@@ -75,7 +64,7 @@ func TestPipeline(t *testing.T) {
 }
 
 func TestBadSize(t *testing.T) {
-	if err := run(context.Background(), &bytes.Buffer{}, 1, 100, t.TempDir()); err == nil || !strings.Contains(err.Error(), "multiple of 32") {
+	if err := run(context.Background(), &bytes.Buffer{}, 1, 100, "."); err == nil || !strings.Contains(err.Error(), "multiple of 32") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -25,10 +25,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/ortel-dev/ortel/instrument"
-	"github.com/ortel-dev/ortel/instrument/views"
-	"github.com/ortel-dev/ortel/internal/models"
-	"github.com/ortel-dev/ortel/internal/ortenv"
-	"github.com/ortel-dev/ortel/internal/telemetry"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 )
 
 const (
@@ -38,9 +35,9 @@ const (
 
 func main() {
 	seconds := flag.Float64("seconds", 4, "length of the synthetic stream")
-	out := flag.String("out", filepath.Join("ortel-out", "vad-stream"), "output folder when no OTLP endpoint is set")
+	model := flag.String("model", filepath.Join(ortlib.CacheDir(), "models", "silero_vad_v5.onnx"), "Silero VAD v5 model file")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, *seconds, *out); err != nil {
+	if err := run(context.Background(), os.Stdout, *seconds, *model); err != nil {
 		fmt.Fprintln(os.Stderr, "vad-stream:", err)
 		os.Exit(1)
 	}
@@ -49,34 +46,32 @@ func main() {
 // segment is a stretch of detected speech, in seconds.
 type segment struct{ start, end float64 }
 
-func run(ctx context.Context, w io.Writer, seconds float64, out string) error {
+func run(ctx context.Context, w io.Writer, seconds float64, path string) error {
 	if seconds <= 0 || seconds > 600 {
 		return fmt.Errorf("-seconds %v: want more than 0 and at most 600", seconds)
 	}
-	if _, err := ortenv.Init(); err != nil {
+	if _, err := ortlib.Init(); err != nil {
 		return err
 	}
-	path, _, err := models.Resolve("silero-vad")
+	tel, err := setupOTel(ctx, "vad-stream")
 	if err != nil {
 		return err
 	}
-	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "vad-stream", OutputDir: out, Views: views.FromEnv()})
-	if err != nil {
-		return err
+	if !tel.exported {
+		fmt.Fprintln(w, "no OTEL_EXPORTER_OTLP_ENDPOINT set: telemetry is recorded, not exported")
 	}
+	// Deferred first, so it runs after the session's Close.
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		tel.Shutdown(sctx)
-		for _, f := range tel.Files() {
-			fmt.Fprintln(w, "wrote", f)
-		}
+		tel.shutdown(sctx)
 	}()
 	opts := []instrument.Option{
-		instrument.WithTracerProvider(tel.TracerProvider),
-		instrument.WithMeterProvider(tel.MeterProvider),
+		instrument.WithTracerProvider(tel.tp),
+		instrument.WithMeterProvider(tel.mp),
 		instrument.WithModelName("silero-vad"),
-		instrument.WithProfiling(instrument.Profiling{EveryN: 50, WindowRuns: 2}),
+		// Every 50th frame, and the 5 frames after one slower than 5 ms.
+		instrument.WithProfiling(instrument.Profiling{EveryN: 50, SlowRun: 5 * time.Millisecond}),
 	}
 	sess, err := instrument.NewDynamicSession(ctx, path, []string{"input", "state", "sr"}, []string{"output", "stateN"}, nil, opts...)
 	if err != nil {
@@ -94,7 +89,7 @@ func run(ctx context.Context, w io.Writer, seconds float64, out string) error {
 	defer sr.Destroy()
 	var segs []segment
 	speaking := false
-	tracer := tel.TracerProvider.Tracer("vad-stream")
+	tracer := tel.tp.Tracer("vad-stream")
 	sctx, stream := tracer.Start(ctx, "audio stream")
 	defer stream.End()
 	for off := 0; off+frame <= len(audio); off += frame {

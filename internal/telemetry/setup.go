@@ -16,6 +16,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/ortel-dev/ortel/internal/spanbatch"
 )
 
 // Telemetry is a configured TracerProvider and MeterProvider with their
@@ -75,13 +77,15 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	cse := &countingSpanExporter{next: spanExp, stats: t.stats, abort: abortCtx, done: make(chan struct{})}
 	cme := &countingMetricExporter{next: metricExp, stats: t.stats, abort: abortCtx, done: make(chan struct{})}
 	t.exportersDone = []<-chan struct{}{cse.done, cme.done}
-	bsp := sdktrace.NewBatchSpanProcessor(
-		cse,
-		sdktrace.WithMaxQueueSize(r.SpanQueueSize+queueSlack),
-		sdktrace.WithMaxExportBatchSize(r.SpanBatchSize),
-		sdktrace.WithBatchTimeout(r.SpanScheduleDelay),
-		sdktrace.WithExportTimeout(r.SpanExportTimeout),
-	)
+	// spanbatch, not the SDK's batcher: the SDK's wakes its goroutine for
+	// every span, which next to a short Run costs more CPU than the span
+	// (issue 11: +47% vs +10% per traced Silero VAD Run).
+	bsp := spanbatch.New(cse, spanbatch.Options{
+		MaxQueueSize:       r.SpanQueueSize + queueSlack,
+		MaxExportBatchSize: r.SpanBatchSize,
+		ScheduleDelay:      r.SpanScheduleDelay,
+		ExportTimeout:      r.SpanExportTimeout,
+	})
 	t.TracerProvider = sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
 		sdktrace.WithSpanProcessor(&countingProcessor{next: bsp, stats: t.stats, limit: int64(r.SpanQueueSize)}),

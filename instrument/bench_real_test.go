@@ -1,0 +1,319 @@
+package instrument
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/internal/spanbatch"
+	"github.com/ortel-dev/ortel/internal/testenv"
+)
+
+// Real-model benchmarks (DESIGN.md budgets). They run both sides in one
+// invocation, interleaved in blocks, and report medians over the blocks:
+//
+//	go test -run '^$' -bench 'VAD|Det' -benchtime 200x ./instrument/
+//
+// CPU is the process's user+system time (getrusage), so it includes the
+// span export goroutines and the in-process OTLP receiver, not only the
+// caller's thread.
+
+// cpuNow returns the CPU time the process has used.
+func cpuNow() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// switches returns the process's voluntary context switches: a thread that
+// goes to sleep waiting (a goroutine woken per span parks its thread again).
+func switches() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Nvcsw
+}
+
+// rssBytes returns the resident set size from /proc/self/statm, or 0.
+func rssBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// otlpTracerProvider is a real SDK provider exporting over OTLP/gRPC to an
+// in-process receiver, through the SDK's batcher or ortel's spanbatch.
+func otlpTracerProvider(b *testing.B, r *otlptest.Receiver, ours bool) *sdktrace.TracerProvider {
+	exp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint(r.Endpoint()), otlptracegrpc.WithInsecure())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var proc sdktrace.SpanProcessor
+	if ours {
+		proc = spanbatch.New(exp, spanbatch.Options{MaxQueueSize: 1 << 16})
+	} else {
+		proc = sdktrace.NewBatchSpanProcessor(exp, sdktrace.WithMaxQueueSize(1<<16))
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSpanProcessor(proc))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	return tp
+}
+
+// vadSession opens Silero VAD, one intra-op thread, with its inputs.
+func vadSession(b *testing.B, opts ...Option) (*DynamicSession, []ort.Value, []ort.Value) {
+	testenv.RequireORT(b)
+	path := testenv.Model(b, "silero_vad_v5.onnx")
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer so.Destroy()
+	so.SetIntraOpNumThreads(1)
+	so.SetInterOpNumThreads(1)
+	s, err := NewDynamicSession(context.Background(), path, []string{"input", "state", "sr"}, []string{"output", "stateN"}, so,
+		append([]Option{WithModelName("silero-vad")}, opts...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	audio := make([]float32, 512)
+	for i := range audio {
+		audio[i] = float32(i%37) / 100
+	}
+	in, _ := ort.NewTensor(ort.NewShape(1, 512), audio)
+	st, _ := ort.NewTensor(ort.NewShape(2, 1, 128), make([]float32, 256))
+	sr, _ := ort.NewScalar(int64(16000))
+	o1, _ := ort.NewEmptyTensor[float32](ort.NewShape(1, 1))
+	o2, _ := ort.NewEmptyTensor[float32](ort.NewShape(2, 1, 128))
+	b.Cleanup(func() {
+		s.Close(context.Background())
+		for _, v := range []ort.Value{in, st, sr, o1, o2} {
+			v.Destroy()
+		}
+	})
+	return s, []ort.Value{in, st, sr}, []ort.Value{o1, o2}
+}
+
+// detSession opens PaddleOCR det on a 640x640 image.
+func detSession(b *testing.B, opts ...Option) (*DynamicSession, []ort.Value, []ort.Value) {
+	testenv.RequireORT(b)
+	path := testenv.Model(b, "ch_PP-OCRv4_det_infer.onnx")
+	s, err := NewDynamicSession(context.Background(), path, []string{"x"}, []string{"sigmoid_0.tmp_0"}, nil,
+		append([]Option{WithModelName("paddleocr-det")}, opts...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	img := make([]float32, 3*640*640)
+	for i := range img {
+		img[i] = float32(i%251) / 251
+	}
+	in, _ := ort.NewTensor(ort.NewShape(1, 3, 640, 640), img)
+	out, _ := ort.NewEmptyTensor[float32](ort.NewShape(1, 1, 640, 640))
+	b.Cleanup(func() {
+		s.Close(context.Background())
+		in.Destroy()
+		out.Destroy()
+	})
+	return s, []ort.Value{in}, []ort.Value{out}
+}
+
+// blockStats are the medians over blocks of one call's wall and CPU time
+// and voluntary context switches.
+type blockStats struct{ wall, cpu, csw float64 }
+
+// interleaveCPU runs each function in turn, in blocks of block calls, for
+// rounds rounds, and returns the median wall and CPU ns of one call.
+func interleaveCPU(b *testing.B, block, rounds int, fns []func()) []blockStats {
+	walls := make([][]float64, len(fns))
+	cpus := make([][]float64, len(fns))
+	csws := make([][]float64, len(fns))
+	for _, fn := range fns { // warm up
+		for j := 0; j < block; j++ {
+			fn()
+		}
+	}
+	b.ResetTimer()
+	for r := 0; r < rounds; r++ {
+		for i, fn := range fns {
+			sw, c, t := switches(), cpuNow(), time.Now()
+			for j := 0; j < block; j++ {
+				fn()
+			}
+			walls[i] = append(walls[i], float64(time.Since(t).Nanoseconds())/float64(block))
+			cpus[i] = append(cpus[i], float64((cpuNow()-c).Nanoseconds())/float64(block))
+			csws[i] = append(csws[i], float64(switches()-sw)/float64(block))
+		}
+	}
+	out := make([]blockStats, len(fns))
+	for i := range fns {
+		slices.Sort(walls[i])
+		slices.Sort(cpus[i])
+		slices.Sort(csws[i])
+		m := len(walls[i]) / 2
+		out[i] = blockStats{walls[i][m], cpus[i][m], csws[i][m]}
+	}
+	return out
+}
+
+// BenchmarkTracedRunVAD: Silero VAD, one thread, every Run traced, spans
+// exported over OTLP to the in-process receiver. Sides, interleaved: the bare
+// Run; ortel with no-op providers (ortel's own code); ortel with the SDK's
+// batcher; ortel with spanbatch; the SDK floor (a bare span + Record after
+// the bare Run) with each processor. b.N is the number of blocks of 200.
+func BenchmarkTracedRunVAD(b *testing.B) { tracedRun(b, vadSession, 200, max(b.N, 9)) }
+
+// BenchmarkTracedRunDet is BenchmarkTracedRunVAD on PaddleOCR det, in
+// blocks of 2 runs.
+func BenchmarkTracedRunDet(b *testing.B) { tracedRun(b, detSession, 2, max(b.N, 3)) }
+
+func tracedRun(b *testing.B, open func(*testing.B, ...Option) (*DynamicSession, []ort.Value, []ort.Value), block, rounds int) {
+	r, err := otlptest.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { r.Close() })
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	tpSDK := otlpTracerProvider(b, r, false)
+	tpOurs := otlpTracerProvider(b, r, true)
+	// Every side runs the same ORT session (wrapped three times, closed
+	// once): two sessions of one model differ by more than a span costs.
+	sNoop, in, out := open(b, WithTracerProvider(noop.NewTracerProvider()))
+	bare := sNoop.Unwrap()
+	name := WithModelName(sNoop.ModelName())
+	sSDK, err := WrapDynamic(bare, name, WithTracerProvider(tpSDK), WithMeterProvider(mp))
+	if err != nil {
+		b.Fatal(err)
+	}
+	sOurs, err := WrapDynamic(bare, name, WithTracerProvider(tpOurs), WithMeterProvider(mp))
+	if err != nil {
+		b.Fatal(err)
+	}
+	flSDK := newFloor(b, tpSDK, mp, sSDK)
+	flOurs := newFloor(b, tpOurs, mp, sOurs)
+	ctx := context.Background()
+	res := interleaveCPU(b, block, rounds, []func(){
+		func() { bare.Run(in, out) },
+		func() { sNoop.Run(ctx, in, out) },
+		func() { sSDK.Run(ctx, in, out) },
+		func() { sOurs.Run(ctx, in, out) },
+		func() { bare.Run(in, out); flSDK.once(ctx) },
+		func() { bare.Run(in, out); flOurs.once(ctx) },
+	})
+	base := res[0]
+	pct := func(x blockStats) float64 { return 100 * (x.cpu - base.cpu) / base.cpu }
+	b.ReportMetric(base.wall, "bare-wall-ns")
+	b.ReportMetric(base.cpu, "bare-cpu-ns")
+	b.ReportMetric(pct(res[1]), "noop-cpu-%")
+	b.ReportMetric(pct(res[2]), "sdkbatch-cpu-%")
+	b.ReportMetric(pct(res[3]), "spanbatch-cpu-%")
+	b.ReportMetric(pct(res[4]), "floor-sdkbatch-cpu-%")
+	b.ReportMetric(pct(res[5]), "floor-spanbatch-cpu-%")
+	b.ReportMetric(res[2].wall-base.wall, "sdkbatch-wall-added-ns")
+	b.ReportMetric(res[3].wall-base.wall, "spanbatch-wall-added-ns")
+	b.ReportMetric(base.csw, "bare-csw/run")
+	b.ReportMetric(res[2].csw, "sdkbatch-csw/run")
+	b.ReportMetric(res[3].csw, "spanbatch-csw/run")
+}
+
+// profilingCost compares, interleaved, blocks of 100 runs of an unprofiled
+// session with blocks of 100 runs of a session profiling 1 run in 100. It
+// reports the CPU delta, the p99 of the unprofiled runs of both, the RSS
+// growth over the profiled runs, and a profiled run's latency over the
+// median unprofiled one.
+func profilingCost(b *testing.B, open func(*testing.B, ...Option) (*DynamicSession, []ort.Value, []ort.Value), blocks int) {
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spanbatch.New(noopExporter{}, spanbatch.Options{MaxQueueSize: 1 << 16})))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	plain, in, out := open(b, WithTracerProvider(tp), WithMeterProvider(mp))
+	prof, _, _ := open(b, WithTracerProvider(tp), WithMeterProvider(mp), WithProfiling(Profiling{EveryN: 100}))
+	ctx := context.Background()
+	const block = 100
+	var latPlain, latProfUnprof, latProfiled []float64
+	var cpuPlain, cpuProf time.Duration
+	runBlock := func(s *DynamicSession, lat *[]float64, profiled *[]float64, cpu *time.Duration) {
+		c := cpuNow()
+		for j := 0; j < block; j++ {
+			before := s.ProfilingStats().Profiled
+			t := time.Now()
+			if err := s.Run(ctx, in, out); err != nil {
+				b.Fatal(err)
+			}
+			d := float64(time.Since(t).Nanoseconds())
+			if profiled != nil && s.ProfilingStats().Profiled != before {
+				*profiled = append(*profiled, d)
+			} else {
+				*lat = append(*lat, d)
+			}
+		}
+		*cpu += cpuNow() - c
+	}
+	// Warm both up (the first profiled run pays one-time costs).
+	runBlock(plain, new([]float64), nil, new(time.Duration))
+	runBlock(prof, new([]float64), new([]float64), new(time.Duration))
+	prof.Flush(ctx)
+	rss0 := rssBytes()
+	b.ResetTimer()
+	for i := 0; i < blocks; i++ {
+		// Alternate which side goes first: the second block of a pair runs
+		// with warmer caches.
+		if i%2 == 0 {
+			runBlock(plain, &latPlain, nil, &cpuPlain)
+			runBlock(prof, &latProfUnprof, &latProfiled, &cpuProf)
+		} else {
+			runBlock(prof, &latProfUnprof, &latProfiled, &cpuProf)
+			runBlock(plain, &latPlain, nil, &cpuPlain)
+		}
+	}
+	prof.Flush(ctx)
+	rss1 := rssBytes()
+	b.StopTimer()
+	pctl := func(v []float64, q float64) float64 {
+		slices.Sort(v)
+		if len(v) == 0 {
+			return 0
+		}
+		return v[min(len(v)-1, int(q*float64(len(v))))]
+	}
+	p50 := pctl(latPlain, 0.5)
+	b.ReportMetric(100*(float64(cpuProf)-float64(cpuPlain))/float64(cpuPlain), "cpu-delta-%")
+	b.ReportMetric(pctl(latPlain, 0.99)/1e3, "p99-plain-us")
+	b.ReportMetric(pctl(latProfUnprof, 0.99)/1e3, "p99-unprofiled-of-profiling-us")
+	b.ReportMetric(pctl(latProfiled, 0.5)/p50, "profiled/unprofiled")
+	b.ReportMetric(float64(len(latProfiled)), "profiled-runs")
+	b.ReportMetric(float64(rss1-rss0)/(1<<20), "rss-growth-MB")
+	b.ReportMetric(float64(rss1)/(1<<20), "rss-MB")
+	st := prof.ProfilingStats()
+	if st.Selected != st.Emitted || st.Missed != 0 {
+		b.Errorf("profiling stats %+v: every selected run should be emitted", st)
+	}
+}
+
+type noopExporter struct{}
+
+func (noopExporter) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (noopExporter) Shutdown(context.Context) error                             { return nil }
+
+// BenchmarkProfilingCostVAD: 1 run in 100 profiled, b.N blocks of 100 runs
+// per side (200 gives the 20,000 runs of the budget).
+func BenchmarkProfilingCostVAD(b *testing.B) { profilingCost(b, vadSession, max(b.N, 10)) }
+
+// BenchmarkProfilingCostDet: PaddleOCR det, b.N blocks of 100 runs per side
+// (4 gives the 400 runs of the budget).
+func BenchmarkProfilingCostDet(b *testing.B) { profilingCost(b, detSession, max(b.N, 1)) }

@@ -1,0 +1,3 @@
+package ortapi
+
+const API24Entries = api24Entries
