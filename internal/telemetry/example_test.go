@@ -48,7 +48,7 @@ func ExampleResolve() {
 	fmt.Println(r.Describe()[0])
 	// Output:
 	// otlp collector:4317 true
-	// mode: otlp (OTLP over gRPC)
+	// mode: otlp (sent to a collector)
 }
 
 // A program passes what it prints through the Redactor of its environment,

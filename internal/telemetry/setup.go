@@ -5,12 +5,16 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc/credentials"
@@ -64,70 +68,110 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		return t, nil
 	}
 
-	spanExp, metricExp, err := t.exporters(ctx, r)
+	console := cfg.Console
+	if console == nil {
+		console = os.Stdout
+	}
+	spanExp, metricExp, err := t.exporters(ctx, r, console)
 	if err != nil {
 		abort()
 		return nil, err
 	}
 
-	cse := &countingSpanExporter{next: spanExp, stats: t.stats, abort: abortCtx, done: make(chan struct{})}
-	cme := &countingMetricExporter{next: metricExp, stats: t.stats, abort: abortCtx, done: make(chan struct{})}
-	t.exportersDone = []<-chan struct{}{cse.done, cme.done}
-	bsp := sdktrace.NewBatchSpanProcessor(
-		cse,
-		sdktrace.WithMaxQueueSize(r.SpanQueueSize+queueSlack),
-		sdktrace.WithMaxExportBatchSize(r.SpanBatchSize),
-		sdktrace.WithBatchTimeout(r.SpanScheduleDelay),
-		sdktrace.WithExportTimeout(r.SpanExportTimeout),
-	)
-	t.TracerProvider = sdktrace.NewTracerProvider(
-		sdktrace.WithResource(res),
-		sdktrace.WithSpanProcessor(&countingProcessor{next: bsp, stats: t.stats, limit: int64(r.SpanQueueSize)}),
-	)
-	reader := sdkmetric.NewPeriodicReader(
-		cme,
-		sdkmetric.WithInterval(r.MetricInterval),
-		sdkmetric.WithTimeout(r.MetricTimeout),
-	)
-	t.MeterProvider = sdkmetric.NewMeterProvider(
-		sdkmetric.WithResource(res),
-		sdkmetric.WithReader(reader),
-		sdkmetric.WithView(cfg.Views...),
-	)
+	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(r.sampler)}
+	if spanExp != nil {
+		cse := &countingSpanExporter{next: spanExp, stats: t.stats, abort: abortCtx, done: make(chan struct{})}
+		t.exportersDone = append(t.exportersDone, cse.done)
+		bsp := sdktrace.NewBatchSpanProcessor(
+			cse,
+			sdktrace.WithMaxQueueSize(r.SpanQueueSize+queueSlack),
+			sdktrace.WithMaxExportBatchSize(r.SpanBatchSize),
+			sdktrace.WithBatchTimeout(r.SpanScheduleDelay),
+			sdktrace.WithExportTimeout(r.SpanExportTimeout),
+		)
+		tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(&countingProcessor{next: bsp, stats: t.stats, limit: int64(r.SpanQueueSize)}))
+	}
+	t.TracerProvider = sdktrace.NewTracerProvider(tpOpts...)
+
+	mpOpts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...)}
+	if metricExp != nil {
+		cme := &countingMetricExporter{next: metricExp, stats: t.stats, abort: abortCtx, done: make(chan struct{})}
+		t.exportersDone = append(t.exportersDone, cme.done)
+		mpOpts = append(mpOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(
+			cme,
+			sdkmetric.WithInterval(r.MetricInterval),
+			sdkmetric.WithTimeout(r.MetricTimeout),
+		)))
+	}
+	t.MeterProvider = sdkmetric.NewMeterProvider(mpOpts...)
 	return t, nil
 }
 
-// exporters builds the span and metric exporters of r's mode. On failure
+// exporters builds each signal's exporter: nil for KindNone. On failure
 // it closes what it opened.
-func (t *Telemetry) exporters(ctx context.Context, r Resolved) (sdktrace.SpanExporter, sdkmetric.Exporter, error) {
-	if r.Mode == ModeFile {
-		traces, err := openSink(r.TracesFile())
+func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer) (spanExp sdktrace.SpanExporter, metricExp sdkmetric.Exporter, err error) {
+	var opened []func()
+	defer func() {
 		if err != nil {
-			return nil, nil, err
+			for _, closeIt := range opened {
+				closeIt()
+			}
 		}
-		metrics, err := openSink(r.MetricsFile())
+	}()
+	var cons *fileSink
+	sink := func(x Exporter, path string) (*fileSink, error) {
+		if x.Kind == KindConsole {
+			if cons == nil {
+				cons = consoleSink(console)
+			}
+			return cons, nil
+		}
+		s, err := openSink(path)
 		if err != nil {
-			_ = traces.close()
-			return nil, nil, err
+			return nil, err
 		}
-		spanExp, err := otlptrace.New(ctx, fileTraceClient{sink: traces})
-		if err != nil {
-			_ = traces.close()
-			_ = metrics.close()
-			return nil, nil, fmt.Errorf("telemetry: start the traces file exporter: %w", err)
-		}
-		t.files = []string{traces.path, metrics.path}
-		return spanExp, fileMetricExporter{sink: metrics}, nil
+		opened = append(opened, func() { _ = s.close() })
+		t.files = append(t.files, s.path)
+		return s, nil
 	}
 
-	spanExp, err := otlptracegrpc.New(ctx, traceOptions(r.Traces)...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("telemetry: OTLP trace exporter for %s: %w", r.Traces.Endpoint, err)
+	switch r.Traces.Kind {
+	case KindFile, KindConsole:
+		s, err := sink(r.Traces, r.TracesFile())
+		if err != nil {
+			return nil, nil, err
+		}
+		if spanExp, err = otlptrace.New(ctx, fileTraceClient{sink: s}); err != nil {
+			return nil, nil, fmt.Errorf("telemetry: start the traces %s exporter: %w", r.Traces.Kind, err)
+		}
+	case KindOTLP:
+		if r.Traces.Protocol == ProtocolHTTP {
+			spanExp, err = otlptracehttp.New(ctx, traceHTTPOptions(r.Traces)...)
+		} else {
+			spanExp, err = otlptracegrpc.New(ctx, traceOptions(r.Traces)...)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("telemetry: OTLP trace exporter for %s: %w", r.Traces.Endpoint, err)
+		}
+		opened = append(opened, func() { _ = spanExp.Shutdown(ctx) })
 	}
-	metricExp, err := otlpmetricgrpc.New(ctx, metricOptions(r.Metrics)...)
-	if err != nil {
-		_ = spanExp.Shutdown(ctx)
-		return nil, nil, fmt.Errorf("telemetry: OTLP metric exporter for %s: %w", r.Metrics.Endpoint, err)
+
+	switch r.Metrics.Kind {
+	case KindFile, KindConsole:
+		s, err := sink(r.Metrics, r.MetricsFile())
+		if err != nil {
+			return nil, nil, err
+		}
+		metricExp = fileMetricExporter{sink: s}
+	case KindOTLP:
+		if r.Metrics.Protocol == ProtocolHTTP {
+			metricExp, err = otlpmetrichttp.New(ctx, metricHTTPOptions(r.Metrics)...)
+		} else {
+			metricExp, err = otlpmetricgrpc.New(ctx, metricOptions(r.Metrics)...)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("telemetry: OTLP metric exporter for %s: %w", r.Metrics.Endpoint, err)
+		}
 	}
 	return spanExp, metricExp, nil
 }
@@ -139,10 +183,7 @@ func (x Exporter) credentials() credentials.TransportCredentials {
 	if x.Insecure {
 		return insecure.NewCredentials()
 	}
-	if x.tls == nil {
-		return credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
-	}
-	return credentials.NewTLS(x.tls)
+	return credentials.NewTLS(x.tlsConfig())
 }
 
 func traceOptions(x Exporter) []otlptracegrpc.Option {
@@ -170,6 +211,54 @@ func metricOptions(x Exporter) []otlpmetricgrpc.Option {
 		opts = append(opts, otlpmetricgrpc.WithCompressor(compressionGzip))
 	}
 	return opts
+}
+
+func traceHTTPOptions(x Exporter) []otlptracehttp.Option {
+	opts := []otlptracehttp.Option{
+		otlptracehttp.WithEndpoint(x.Endpoint),
+		otlptracehttp.WithURLPath(x.URLPath),
+		otlptracehttp.WithHeaders(copyHeaders(x.Headers)),
+		otlptracehttp.WithTimeout(x.Timeout),
+		otlptracehttp.WithCompression(otlptracehttp.NoCompression),
+	}
+	if x.Insecure {
+		opts = append(opts, otlptracehttp.WithInsecure())
+	} else {
+		opts = append(opts, otlptracehttp.WithTLSClientConfig(x.tlsConfig()))
+	}
+	if x.Compression == compressionGzip {
+		opts = append(opts, otlptracehttp.WithCompression(otlptracehttp.GzipCompression))
+	}
+	return opts
+}
+
+func metricHTTPOptions(x Exporter) []otlpmetrichttp.Option {
+	opts := []otlpmetrichttp.Option{
+		otlpmetrichttp.WithEndpoint(x.Endpoint),
+		otlpmetrichttp.WithURLPath(x.URLPath),
+		otlpmetrichttp.WithHeaders(copyHeaders(x.Headers)),
+		otlpmetrichttp.WithTimeout(x.Timeout),
+		otlpmetrichttp.WithCompression(otlpmetrichttp.NoCompression),
+		otlpmetrichttp.WithTemporalitySelector(sdkmetric.DefaultTemporalitySelector), // cumulative
+	}
+	if x.Insecure {
+		opts = append(opts, otlpmetrichttp.WithInsecure())
+	} else {
+		opts = append(opts, otlpmetrichttp.WithTLSClientConfig(x.tlsConfig()))
+	}
+	if x.Compression == compressionGzip {
+		opts = append(opts, otlpmetrichttp.WithCompression(otlpmetrichttp.GzipCompression))
+	}
+	return opts
+}
+
+// tlsConfig is x's TLS configuration: built by Resolve from the
+// certificate files, else TLS 1.2+ with the system's CAs.
+func (x Exporter) tlsConfig() *tls.Config {
+	if x.tls == nil {
+		return &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	return x.tls
 }
 
 // copyHeaders returns a non-nil copy: an explicit empty map also overrides
@@ -246,13 +335,17 @@ func (t *Telemetry) shutdown(parent context.Context) error {
 	st := t.Stats()
 	if st.SpansDropped > 0 {
 		err := fmt.Errorf("%d of %d spans were dropped (%d met a full queue)", st.SpansDropped, st.SpansEnded, st.SpansQueueFull)
-		if st.LastError != nil {
-			err = fmt.Errorf("%w; last export error: %v", err, st.LastError)
+		if st.LastSpanError != nil {
+			err = fmt.Errorf("%w; last trace export error: %v", err, st.LastSpanError)
 		}
 		errs = append(errs, err)
 	}
 	if st.MetricExportFailures > 0 {
-		errs = append(errs, fmt.Errorf("%d of %d metric exports failed", st.MetricExportFailures, st.MetricExportFailures+st.MetricExports))
+		err := fmt.Errorf("%d of %d metric exports failed", st.MetricExportFailures, st.MetricExportFailures+st.MetricExports)
+		if st.LastMetricError != nil {
+			err = fmt.Errorf("%w; last metric export error: %v", err, st.LastMetricError)
+		}
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("telemetry: %w", err)
