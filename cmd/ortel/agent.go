@@ -31,6 +31,8 @@ Flags:
   --duration D        stop after this long (default: run until interrupted)
   --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/agent)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
+  --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
+                      after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
   --quiet             no status lines on stderr
 
 Examples:
@@ -59,6 +61,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	fs.Var(&pidFlags, "pid", "")
 	fs.StringVar(&out, "out", "ortel-out/agent", "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
+	var exportTimeout time.Duration
+	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -66,6 +70,9 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usagef("agent takes no arguments, got %q", pos[0])
+	}
+	if err := checkExportTimeout(exportTimeout); err != nil {
+		return err
 	}
 	if interval < 10*time.Millisecond {
 		return usagef("--interval must be 10ms or more (got %s)", interval)
@@ -89,7 +96,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	tel, err := startTelemetry(ctx, e, "agent", telemetry.Config{
-		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, MetricInterval: interval,
+		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout, MetricInterval: interval,
 	})
 	if err != nil {
 		return err
@@ -114,7 +121,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		if tel.Resolved.Mode == telemetry.ModeFile {
 			fmt.Fprintf(e.stderr, "ortel agent: no OTLP endpoint set; writing %s\n", strings.Join(tel.Files(), ", "))
 		} else {
-			fmt.Fprintf(e.stderr, "ortel agent: exporting to %s\n", tel.Resolved.MetricsEndpoint)
+			fmt.Fprintf(e.stderr, "ortel agent: exporting to %s\n", tel.Resolved.Metrics.Where())
 		}
 	}
 	if duration > 0 {

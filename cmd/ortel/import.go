@@ -32,6 +32,8 @@ Flags:
   --start TIME        wall-clock time of the profile's start, RFC 3339
   --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/import)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
+  --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
+                      after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
 
 Old spelling, still accepted with a notice: --model (now --model-name).
 
@@ -58,11 +60,16 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&start, "start", "", "")
 	fs.StringVar(&out, "out", "ortel-out/import", "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
+	var exportTimeout time.Duration
+	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	noteDeprecated(e, "import", fs)
+	if err := checkExportTimeout(exportTimeout); err != nil {
+		return err
+	}
 	if len(pos) == 0 {
 		return usagef("want at least one PROFILE.json")
 	}
@@ -84,7 +91,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("create output folder %q: %w", out, err)
 	}
 	tel, err := startTelemetry(ctx, e, "import", telemetry.Config{
-		ServiceName: "ortel", OutputDir: out, Endpoint: endpoint, Views: views.FromEnv(),
+		ServiceName: "ortel", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout, Views: views.FromEnv(),
 	})
 	if err != nil {
 		return err
@@ -120,7 +127,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "wrote %s\n", f)
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "sent to %s\n", tel.Resolved.TracesEndpoint)
+		fmt.Fprintf(e.stdout, "sent to %s\n", tel.Resolved.Traces.Where())
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
@@ -20,6 +21,15 @@ func startTelemetry(ctx context.Context, e *env, command string, cfg telemetry.C
 		fmt.Fprintf(e.stderr, "ortel %s: warning: %s\n", command, w)
 	}
 	return tel, nil
+}
+
+// checkExportTimeout checks the --export-timeout flag: 0 (unset) or a
+// positive duration.
+func checkExportTimeout(d time.Duration) error {
+	if d < 0 {
+		return usagef("--export-timeout must be positive (got %s)", d)
+	}
+	return nil
 }
 
 // stopTelemetry flushes and shuts the exporters down, also after ctx was

@@ -96,3 +96,25 @@ func (x Exporter) describe(signal, file string) string {
 	fmt.Fprintf(&b, ", timeout %s, compression %s", durationText(x.Timeout), x.Compression)
 	return b.String()
 }
+
+// Where says briefly where the signal goes: "grpc host:port",
+// "http://host:port/v1/traces", "standard output", "the file" or
+// "nowhere (none)".
+func (x Exporter) Where() string {
+	switch x.Kind {
+	case KindNone:
+		return "nowhere (exporter none)"
+	case KindConsole:
+		return "standard output"
+	case KindFile:
+		return "a file"
+	}
+	if x.Protocol == ProtocolHTTP {
+		scheme := "https"
+		if x.Insecure {
+			scheme = "http"
+		}
+		return scheme + "://" + x.Endpoint + x.URLPath
+	}
+	return "grpc " + x.Endpoint
+}

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"bytes"
+	"net"
 	"strings"
 	"testing"
 
@@ -150,5 +151,60 @@ func TestSetupSendsWhatTheEnvironmentSays(t *testing.T) {
 				t.Errorf("files written: %v", tel.Files())
 			}
 		})
+	}
+}
+
+// TestDropNotesQuoteEachSignalsOwnError sends traces and metrics to two
+// different dead collectors: each signal's note must quote its own error
+// (its own address), never the other signal's.
+func TestDropNotesQuoteEachSignalsOwnError(t *testing.T) {
+	cleanEnv(t)
+	dead := func() string {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := lis.Addr().String()
+		lis.Close()
+		return addr
+	}
+	tracesAt, metricsAt := dead(), dead()
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://"+tracesAt)
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://"+metricsAt+"/v1/metrics")
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/protobuf")
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
+	ctx := testContext(t)
+	tel, err := Setup(ctx, Config{OutputDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emit(t, tel)
+	// Spans fail first, metrics last (at shutdown): the latest error of
+	// all is the metrics', which the span note must not quote.
+	_ = tel.TracerProvider.ForceFlush(ctx)
+	shutdownErr := tel.Shutdown(ctx)
+	lost := tel.Stats().Lost()
+	if len(lost) != 2 {
+		t.Fatalf("lost = %q, want a line per signal", lost)
+	}
+	cases := []struct{ text, own, other string }{
+		{lost[0], tracesAt, metricsAt},
+		{lost[1], metricsAt, tracesAt},
+	}
+	for _, line := range strings.Split(shutdownErr.Error(), "\n") {
+		switch {
+		case strings.Contains(line, "spans were dropped"):
+			cases = append(cases, struct{ text, own, other string }{line, tracesAt, metricsAt})
+		case strings.Contains(line, "metric exports failed"):
+			cases = append(cases, struct{ text, own, other string }{line, metricsAt, tracesAt})
+		}
+	}
+	if len(cases) != 4 {
+		t.Fatalf("Shutdown error lacks the span or metric drop note: %v", shutdownErr)
+	}
+	for _, c := range cases {
+		if !strings.Contains(c.text, c.own) || strings.Contains(c.text, c.other) {
+			t.Errorf("%q should quote %s and not %s", c.text, c.own, c.other)
+		}
 	}
 }
