@@ -68,7 +68,9 @@ func run(ctx context.Context, w io.Writer, requests, size int, out string) error
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		tel.Shutdown(sctx)
+		if err := tel.Shutdown(sctx); err != nil {
+			fmt.Fprintln(os.Stderr, "ocr-pipeline: telemetry:", err)
+		}
 		for _, f := range tel.Files() {
 			fmt.Fprintln(w, "wrote", f)
 		}
