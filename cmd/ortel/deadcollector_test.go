@@ -93,3 +93,28 @@ func TestExportTimeoutFlagMustBePositive(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorSaysWhatIsSentWhere: doctor names, per signal, the protocol
+// and URL, or that the signal is not exported, and the sampler.
+func TestDoctorSaysWhatIsSentWhere(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector.example:4318")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "2000")
+	t.Setenv("OTEL_METRICS_EXPORTER", "none")
+	t.Setenv("OTEL_TRACES_SAMPLER", "always_on")
+	code, text, stderr := ortel(t, "doctor")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"traces: otlp http/protobuf, POST http://collector.example:4318/v1/traces (plaintext)",
+		"timeout 2s",
+		"metrics: not exported (OTEL_METRICS_EXPORTER=none)",
+		"sampler: always_on",
+		"shutdown: bounded by 2s",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, text)
+		}
+	}
+}
