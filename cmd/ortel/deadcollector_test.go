@@ -111,7 +111,7 @@ func TestDoctorSaysWhatIsSentWhere(t *testing.T) {
 		"timeout 2s",
 		"metrics: not exported (OTEL_METRICS_EXPORTER=none)",
 		"sampler: always_on",
-		"shutdown: bounded by 2s",
+		"shutdown: bounded by 2.5s",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, text)

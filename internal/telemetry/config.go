@@ -55,6 +55,8 @@ const (
 	DefaultMetricInterval  = 10 * time.Second // OTEL_METRIC_EXPORT_INTERVAL
 	DefaultMetricTimeout   = 30 * time.Second // OTEL_METRIC_EXPORT_TIMEOUT
 	DefaultShutdownTimeout = 10 * time.Second
+	// shutdownMargin is added to the export timeout to bound Shutdown.
+	shutdownMargin = 500 * time.Millisecond
 	// DefaultExportTimeout bounds one OTLP export, retries included
 	// (OTEL_EXPORTER_OTLP_TIMEOUT).
 	DefaultExportTimeout = 10 * time.Second
@@ -115,10 +117,17 @@ type Config struct {
 	// Default: those variables, else 10s.
 	ExportTimeout time.Duration
 	// ShutdownTimeout bounds Telemetry.Shutdown. Default: the longest
-	// export timeout of the signals sent over OTLP, so a dead collector
-	// delays exit by no more than OTEL_EXPORTER_OTLP_TIMEOUT (or
-	// ExportTimeout); 10s otherwise.
+	// export timeout of the signals sent over OTLP plus 500ms, so a dead
+	// collector delays exit by little more than OTEL_EXPORTER_OTLP_TIMEOUT
+	// (or ExportTimeout); 10s otherwise.
 	ShutdownTimeout time.Duration
+	// SpoolDir, when set, is where exports that fail (collector down,
+	// frozen, refusing) are written as OTLP/JSON lines (traces.jsonl,
+	// metrics.jsonl) instead of being dropped, for `ortel replay`.
+	// SpoolMaxBytes bounds the folder (default DefaultSpoolMaxBytes);
+	// past it, failed exports are dropped and counted.
+	SpoolDir      string
+	SpoolMaxBytes int64
 	// Console is where console exporters (OTEL_TRACES_EXPORTER=console,
 	// OTEL_METRICS_EXPORTER=console) write. Default: standard output.
 	Console io.Writer
@@ -201,6 +210,9 @@ type Resolved struct {
 
 	// OutputDir is where ModeFile writes.
 	OutputDir string
+	// SpoolDir and SpoolMaxBytes: see Config.
+	SpoolDir      string
+	SpoolMaxBytes int64
 	// MetricInterval and MetricTimeout drive the periodic metric reader.
 	MetricInterval, MetricTimeout time.Duration
 	// Span batching (OTEL_BSP_*): the queue never blocks span.End; a full
@@ -214,6 +226,10 @@ type Resolved struct {
 	// plain words. They never contain header values.
 	Warnings []string
 }
+
+// SpoolTracesFile and SpoolMetricsFile return the spool's files.
+func (r Resolved) SpoolTracesFile() string  { return joinPath(r.SpoolDir, TracesFileName) }
+func (r Resolved) SpoolMetricsFile() string { return joinPath(r.SpoolDir, MetricsFileName) }
 
 // TracesFile and MetricsFile return the paths ModeFile writes.
 func (r Resolved) TracesFile() string  { return joinPath(r.OutputDir, TracesFileName) }
@@ -246,6 +262,10 @@ func resolve(cfg Config, getenv func(string) string) (Resolved, error) {
 	if r.OutputDir == "" {
 		r.OutputDir = DefaultOutputDir
 	}
+	r.SpoolDir, r.SpoolMaxBytes = cfg.SpoolDir, cfg.SpoolMaxBytes
+	if r.SpoolMaxBytes == 0 {
+		r.SpoolMaxBytes = DefaultSpoolMaxBytes
+	}
 
 	r.ServiceName, r.ServiceVersion, r.ResourceAttrs = e.resource(cfg)
 	r.MetricInterval = cfg.MetricInterval
@@ -273,6 +293,9 @@ func resolve(cfg Config, getenv func(string) string) (Resolved, error) {
 					r.ShutdownTimeout = max(r.ShutdownTimeout, x.Timeout)
 				}
 			}
+			// The last export may take its whole timeout: leave it time to
+			// finish, and to spool, before giving up on it.
+			r.ShutdownTimeout += shutdownMargin
 		}
 	}
 	if disabled, ok := e.boolean("OTEL_SDK_DISABLED"); ok && disabled {
@@ -286,6 +309,9 @@ func checkConfig(cfg Config) error {
 	var errs []error
 	if cfg.MetricInterval < 0 {
 		errs = append(errs, fmt.Errorf("telemetry: metric interval %v is negative", cfg.MetricInterval))
+	}
+	if cfg.SpoolMaxBytes < 0 {
+		errs = append(errs, fmt.Errorf("telemetry: spool bound %d is negative", cfg.SpoolMaxBytes))
 	}
 	if cfg.ExportTimeout < 0 {
 		errs = append(errs, fmt.Errorf("telemetry: export timeout %v is negative", cfg.ExportTimeout))

@@ -373,12 +373,12 @@ func TestResolveEnvironment(t *testing.T) {
 
 		// Export and shutdown timeouts.
 		{name: "shutdown bounded by the export timeout", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT": "1000", "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT": "1500"},
-			check: func(t *testing.T, r Resolved) { eq(t, r.ShutdownTimeout, 1500*time.Millisecond) }},
+			check: func(t *testing.T, r Resolved) { eq(t, r.ShutdownTimeout, 2*time.Second) }},
 		{name: "Config.ExportTimeout beats the environment", cfg: Config{ExportTimeout: 2 * time.Second}, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT": "1000", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "500"},
 			check: func(t *testing.T, r Resolved) {
 				eq(t, r.Traces.Timeout, 2*time.Second)
 				eq(t, r.Metrics.Timeout, 2*time.Second)
-				eq(t, r.ShutdownTimeout, 2*time.Second)
+				eq(t, r.ShutdownTimeout, 2500*time.Millisecond)
 			}},
 		{name: "file mode keeps the default shutdown bound", env: map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "1000"},
 			check: func(t *testing.T, r Resolved) { eq(t, r.ShutdownTimeout, DefaultShutdownTimeout) }},

@@ -48,6 +48,9 @@ func (r Resolved) Describe() []string {
 		add("spans: queue of %d (a full queue drops and counts, never blocks), batches of %d every %s, export timeout %s",
 			r.SpanQueueSize, r.SpanBatchSize, durationText(r.SpanScheduleDelay), durationText(r.SpanExportTimeout))
 		add("shutdown: bounded by %s (a dead collector delays exit by no more than this)", durationText(r.ShutdownTimeout))
+		if r.SpoolDir != "" && r.Mode == ModeOTLP {
+			add("spool: exports that fail go to %s (at most %s), for ortel replay", r.SpoolDir, bytesText(r.SpoolMaxBytes))
+		}
 	}
 	for _, w := range r.Warnings {
 		add("warning: %s", w)

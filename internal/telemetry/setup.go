@@ -34,6 +34,7 @@ type Telemetry struct {
 	abort         context.CancelFunc // abandons in-flight exports
 	exportersDone []<-chan struct{}  // closed as each exporter finishes shutting down
 	files         []string
+	spools        [2]*spool // traces, metrics; nil without a spool
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -72,6 +73,14 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	if console == nil {
 		console = os.Stdout
 	}
+	if r.SpoolDir != "" {
+		used := &spoolUsage{}
+		for i, x := range []Exporter{r.Traces, r.Metrics} {
+			if x.Kind == KindOTLP {
+				t.spools[i] = &spool{path: [2]string{r.SpoolTracesFile(), r.SpoolMetricsFile()}[i], maxBytes: r.SpoolMaxBytes, used: used}
+			}
+		}
+	}
 	spanExp, metricExp, err := t.exporters(ctx, r, console)
 	if err != nil {
 		abort()
@@ -80,7 +89,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 
 	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(r.sampler)}
 	if spanExp != nil {
-		cse := &countingSpanExporter{next: spanExp, stats: t.stats, abort: abortCtx, done: make(chan struct{})}
+		cse := &countingSpanExporter{next: spanExp, stats: t.stats, abort: abortCtx, done: make(chan struct{}), spooling: t.spools[0] != nil}
 		t.exportersDone = append(t.exportersDone, cse.done)
 		bsp := sdktrace.NewBatchSpanProcessor(
 			cse,
@@ -95,7 +104,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 
 	mpOpts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...)}
 	if metricExp != nil {
-		cme := &countingMetricExporter{next: metricExp, stats: t.stats, abort: abortCtx, done: make(chan struct{})}
+		cme := &countingMetricExporter{next: metricExp, stats: t.stats, abort: abortCtx, done: make(chan struct{}), spool: t.spools[1]}
 		t.exportersDone = append(t.exportersDone, cme.done)
 		mpOpts = append(mpOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(
 			cme,
@@ -145,11 +154,16 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 			return nil, nil, fmt.Errorf("telemetry: start the traces %s exporter: %w", r.Traces.Kind, err)
 		}
 	case KindOTLP:
+		var client otlptrace.Client
 		if r.Traces.Protocol == ProtocolHTTP {
-			spanExp, err = otlptracehttp.New(ctx, traceHTTPOptions(r.Traces)...)
+			client = otlptracehttp.NewClient(traceHTTPOptions(r.Traces)...)
 		} else {
-			spanExp, err = otlptracegrpc.New(ctx, traceOptions(r.Traces)...)
+			client = otlptracegrpc.NewClient(traceOptions(r.Traces)...)
 		}
+		if t.spools[0] != nil {
+			client = spoolingTraceClient{next: client, spool: t.spools[0], stats: t.stats}
+		}
+		spanExp, err = otlptrace.New(ctx, client)
 		if err != nil {
 			return nil, nil, fmt.Errorf("telemetry: OTLP trace exporter for %s: %w", r.Traces.Endpoint, err)
 		}
@@ -340,8 +354,8 @@ func (t *Telemetry) shutdown(parent context.Context) error {
 		}
 		errs = append(errs, err)
 	}
-	if st.MetricExportFailures > 0 {
-		err := fmt.Errorf("%d of %d metric exports failed", st.MetricExportFailures, st.MetricExportFailures+st.MetricExports)
+	if failed := st.MetricExportFailures - st.MetricExportsSpooled; failed > 0 {
+		err := fmt.Errorf("%d of %d metric exports failed", failed, st.MetricExportFailures+st.MetricExports)
 		if st.LastMetricError != nil {
 			err = fmt.Errorf("%w; last metric export error: %v", err, st.LastMetricError)
 		}
