@@ -2,9 +2,12 @@ package main
 
 import (
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ortel-dev/ortel/internal/otlptest"
 )
 
 // blackHole returns a loopback address that accepts connections and never
@@ -40,7 +43,7 @@ func blackHole(t *testing.T) string {
 // TestAgentExitsWithinTheExportTimeoutOfADeadCollector: with a dead or
 // frozen collector, the agent exits within --export-timeout (or
 // OTEL_EXPORTER_OTLP_TIMEOUT) plus slack, not after a fixed 10s, over both
-// transports, exit code 4, naming the lost metrics and their error.
+// transports, exit code 4, saying the metrics were spooled.
 func TestAgentExitsWithinTheExportTimeoutOfADeadCollector(t *testing.T) {
 	// The bound asserted is far above the 1s asked for, so a loaded
 	// machine passes, and below the old fixed 10s, so it catches that.
@@ -76,10 +79,10 @@ func TestAgentExitsWithinTheExportTimeoutOfADeadCollector(t *testing.T) {
 				t.Errorf("agent took %s to exit with a dead collector and a 1s export timeout, want under %s", took.Round(time.Millisecond), bound)
 			}
 			if code != exitTelemetryLost {
-				t.Fatalf("exit %d, want %d (telemetry lost)\n%s\n%s", code, exitTelemetryLost, stdout, stderr)
+				t.Fatalf("exit %d, want %d (telemetry not delivered)\n%s\n%s", code, exitTelemetryLost, stdout, stderr)
 			}
-			if !strings.Contains(stderr, "metrics: the last export failed") || !strings.Contains(stderr, "last error:") {
-				t.Errorf("stderr does not say the metrics were lost and why:\n%s", stderr)
+			if !strings.Contains(stderr, "telemetry spooled: metrics:") || !strings.Contains(stderr, "ortel replay ") {
+				t.Errorf("stderr does not say the metrics were spooled and how to send them:\n%s", stderr)
 			}
 			t.Logf("exit after %s", took.Round(time.Millisecond))
 		})
@@ -87,7 +90,7 @@ func TestAgentExitsWithinTheExportTimeoutOfADeadCollector(t *testing.T) {
 }
 
 func TestExportTimeoutFlagMustBePositive(t *testing.T) {
-	for _, c := range []string{"agent", "bench", "import"} {
+	for _, c := range []string{"agent", "bench", "import", "replay"} {
 		if code, _, stderr := ortel(t, c, "--export-timeout", "-1s"); code != exitUsage {
 			t.Errorf("%s --export-timeout -1s: exit %d, want %d\n%s", c, code, exitUsage, stderr)
 		}
@@ -116,5 +119,57 @@ func TestDoctorSaysWhatIsSentWhere(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestSpoolThenReplay: the agent, its collector down, spools its metrics;
+// ortel replay sends them to a live collector (over HTTP), and a second
+// replay sends nothing again.
+func TestSpoolThenReplay(t *testing.T) {
+	t.Setenv("ORTEL_HOST_ROOT", hostRoot(t, false))
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "")
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
+	out := t.TempDir()
+	code, _, stderr := ortel(t, "agent", "--interval", "100ms", "--duration", "250ms", "--out", out, "--otlp-endpoint", "http://"+closedPort(t))
+	if code != exitTelemetryLost {
+		t.Fatalf("agent: exit %d, want %d\n%s", code, exitTelemetryLost, stderr)
+	}
+	spool := filepath.Join(out, "spool")
+	if !strings.Contains(stderr, "ortel replay "+spool) {
+		t.Errorf("agent does not name its spool folder:\n%s", stderr)
+	}
+
+	rcv, err := otlptest.Start(otlptest.WithHTTP("127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rcv.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	code, stdout, stderr := ortel(t, "replay", "--otlp-endpoint", "http://"+rcv.HTTPEndpoint(), spool)
+	if code != 0 {
+		t.Fatalf("replay: exit %d\n%s%s", code, stdout, stderr)
+	}
+	_, httpMetrics := rcv.HTTPAccepted()
+	if httpMetrics == 0 || len(rcv.Metric("system.memory.usage")) == 0 {
+		t.Fatalf("replay delivered %d metric requests, none with system.memory.usage:\n%s", httpMetrics, stdout)
+	}
+	if !strings.Contains(stdout, "metrics.jsonl: sent ") {
+		t.Errorf("replay does not say what it sent:\n%s", stdout)
+	}
+	code, stdout, _ = ortel(t, "replay", "--otlp-endpoint", "http://"+rcv.HTTPEndpoint(), spool)
+	if _, again := rcv.HTTPAccepted(); code != 0 || again != httpMetrics || !strings.Contains(stdout, "sent 0 metrics records") {
+		t.Errorf("second replay: exit %d, %d requests (had %d):\n%s", code, again, httpMetrics, stdout)
+	}
+	// No collector configured, no folder, an unreadable file: usage or failure.
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "")
+	if code, _, _ := ortel(t, "replay", spool); code != exitUsage {
+		t.Errorf("replay without a collector: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, _ := ortel(t, "replay", "--otlp-endpoint", "http://"+rcv.Endpoint()); code != exitUsage {
+		t.Errorf("replay without a folder: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, _ := ortel(t, "replay", "--otlp-endpoint", "http://"+rcv.Endpoint(), filepath.Join(out, "missing")); code != exitFailure {
+		t.Errorf("replay of a missing folder: exit %d, want %d", code, exitFailure)
 	}
 }

@@ -41,9 +41,10 @@ func TestExitCodes(t *testing.T) {
 }
 
 // TestTelemetryLostExitCode: a bench, agent or import whose collector
-// cannot be reached finishes its work, then exits 4 with one line per
-// signal saying what was lost. Before, bench exited 0 with every span
-// dropped, and agent and import 1, like a failure of their own work.
+// cannot be reached finishes its work, spools what it could not send, then
+// exits 4 with one line per signal saying what was spooled and how to send
+// it. Before, bench exited 0 with every span dropped, and agent and import
+// 1, like a failure of their own work.
 func TestTelemetryLostExitCode(t *testing.T) {
 	model := chainModel(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+closedPort(t))
@@ -54,12 +55,12 @@ func TestTelemetryLostExitCode(t *testing.T) {
 		lines []string
 	}{
 		{"bench", []string{"bench", model, "--runs", "3", "--warmup", "0", "--profile-runs", "1", "--no-hardware", "--quiet", "--out", t.TempDir()},
-			[]string{"ortel bench: telemetry lost: traces: ", "ortel bench: telemetry lost: metrics: "}},
-		{"agent", []string{"agent", "--interval", "50ms", "--duration", "100ms", "--quiet"},
-			[]string{"ortel agent: telemetry lost: metrics: "}},
+			[]string{"ortel bench: telemetry spooled: traces: ", "ortel bench: telemetry spooled: metrics: ", "ortel replay "}},
+		{"agent", []string{"agent", "--interval", "50ms", "--duration", "100ms", "--quiet", "--out", t.TempDir()},
+			[]string{"ortel agent: telemetry spooled: metrics: ", "ortel replay "}},
 		{"import", []string{"import", "--out", t.TempDir(), gunzipTo(t, "../../instrument/profile/testdata/cls_2runs.json.gz",
 			filepath.Join(t.TempDir(), "onnxruntime_profile__2026-11-22_10-31-07.json"))},
-			[]string{"ortel import: telemetry lost: traces: "}},
+			[]string{"ortel import: telemetry spooled: traces: ", "ortel replay "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
