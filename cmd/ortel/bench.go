@@ -358,9 +358,16 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		Files:         tel.Files(),
 		SpansExported: st.SpansExported,
 		SpansDropped:  st.SpansDropped,
+
+		SpansSpooled:         st.SpansSpooled,
+		MetricExportsFailed:  st.MetricExportFailures,
+		MetricExportsSpooled: st.MetricExportsSpooled,
 	}
 	if tel.Resolved.Mode == "otlp" {
 		rep.Telemetry.Endpoint = tel.Resolved.TracesEndpoint
+	}
+	if st.SpansSpooled > 0 || st.MetricExportsSpooled > 0 {
+		rep.Telemetry.SpoolDir = tel.Resolved.SpoolDir
 	}
 	if shutdownErr != nil {
 		rep.Notes = append(rep.Notes, "telemetry shutdown: "+e.redact.Redact(shutdownErr.Error()))

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ortel-dev/ortel/internal/report"
 )
 
 // TestExitCodes drives one command line per row of the exit-code table
@@ -49,12 +52,13 @@ func TestTelemetryLostExitCode(t *testing.T) {
 	model := chainModel(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+closedPort(t))
 	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "300")
+	benchOut := t.TempDir()
 	tests := []struct {
 		name  string
 		args  []string
 		lines []string
 	}{
-		{"bench", []string{"bench", model, "--runs", "3", "--warmup", "0", "--profile-runs", "1", "--no-hardware", "--quiet", "--out", t.TempDir()},
+		{"bench", []string{"bench", model, "--runs", "3", "--warmup", "0", "--profile-runs", "1", "--no-hardware", "--quiet", "--out", benchOut},
 			[]string{"ortel bench: telemetry spooled: traces: ", "ortel bench: telemetry spooled: metrics: ", "ortel replay "}},
 		{"agent", []string{"agent", "--interval", "50ms", "--duration", "100ms", "--quiet", "--out", t.TempDir()},
 			[]string{"ortel agent: telemetry spooled: metrics: ", "ortel replay "}},
@@ -75,6 +79,19 @@ func TestTelemetryLostExitCode(t *testing.T) {
 			}
 			if tt.name == "bench" && !strings.Contains(stdout, "Steady-state latency") {
 				t.Errorf("bench printed no report before failing:\n%s", stdout)
+			}
+			if tt.name == "bench" {
+				b, err := os.ReadFile(filepath.Join(benchOut, "report.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rep struct{ Telemetry report.Telemetry }
+				if err := json.Unmarshal(b, &rep); err != nil {
+					t.Fatal(err)
+				}
+				if tel := rep.Telemetry; tel.SpansSpooled == 0 || tel.SpansDropped != 0 || tel.MetricExportsSpooled == 0 || tel.SpoolDir == "" {
+					t.Errorf("report.json telemetry = %+v, want spans and metrics spooled, none dropped", tel)
+				}
 			}
 		})
 	}
