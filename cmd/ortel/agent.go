@@ -30,6 +30,9 @@ Flags:
                       agent says so once and keeps collecting the rest
   --duration D        stop after this long (default: run until interrupted)
   --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/agent)
+  --rotate-mb N       start a new OTLP/JSON file when one reaches N MiB; 0 never
+                      rotates (default 64)
+  --rotate-keep N     rotated files kept per signal, the newest (default 4)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
                       after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
@@ -63,6 +66,9 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
 	var exportTimeout time.Duration
 	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
+	var rotateMB, rotateKeep int
+	fs.IntVar(&rotateMB, "rotate-mb", 64, "")
+	fs.IntVar(&rotateKeep, "rotate-keep", 4, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -73,6 +79,12 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	}
 	if err := checkExportTimeout(exportTimeout); err != nil {
 		return err
+	}
+	if rotateMB < 0 || rotateMB > 1<<20 {
+		return usagef("--rotate-mb must be between 0 and %d (got %d)", 1<<20, rotateMB)
+	}
+	if rotateKeep < 1 {
+		return usagef("--rotate-keep must be 1 or more (got %d)", rotateKeep)
 	}
 	if interval < 10*time.Millisecond {
 		return usagef("--interval must be 10ms or more (got %s)", interval)
@@ -97,6 +109,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	}
 	tel, err := startTelemetry(ctx, e, "agent", telemetry.Config{
 		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout, MetricInterval: interval,
+		Rotation: telemetry.Rotation{MaxBytes: int64(rotateMB) << 20, Backups: rotateKeep},
 	})
 	if err != nil {
 		return err

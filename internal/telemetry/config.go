@@ -121,6 +121,9 @@ type Config struct {
 	// collector delays exit by little more than OTEL_EXPORTER_OTLP_TIMEOUT
 	// (or ExportTimeout); 10s otherwise.
 	ShutdownTimeout time.Duration
+	// Rotation bounds the embedded default's files (ModeFile): by default
+	// they grow without bound. The agent sets it from its flags.
+	Rotation Rotation
 	// SpoolDir, when set, is where exports that fail (collector down,
 	// frozen, refusing) are written as OTLP/JSON lines (traces.jsonl,
 	// metrics.jsonl) instead of being dropped, for `ortel replay`.
@@ -210,6 +213,8 @@ type Resolved struct {
 
 	// OutputDir is where ModeFile writes.
 	OutputDir string
+	// Rotation bounds the files of ModeFile: see Config.
+	Rotation Rotation
 	// SpoolDir and SpoolMaxBytes: see Config.
 	SpoolDir      string
 	SpoolMaxBytes int64
@@ -262,7 +267,7 @@ func resolve(cfg Config, getenv func(string) string) (Resolved, error) {
 	if r.OutputDir == "" {
 		r.OutputDir = DefaultOutputDir
 	}
-	r.SpoolDir, r.SpoolMaxBytes = cfg.SpoolDir, cfg.SpoolMaxBytes
+	r.SpoolDir, r.SpoolMaxBytes, r.Rotation = cfg.SpoolDir, cfg.SpoolMaxBytes, cfg.Rotation
 	if r.SpoolMaxBytes == 0 {
 		r.SpoolMaxBytes = DefaultSpoolMaxBytes
 	}
@@ -309,6 +314,9 @@ func checkConfig(cfg Config) error {
 	var errs []error
 	if cfg.MetricInterval < 0 {
 		errs = append(errs, fmt.Errorf("telemetry: metric interval %v is negative", cfg.MetricInterval))
+	}
+	if cfg.Rotation.MaxBytes < 0 || cfg.Rotation.Backups < 0 {
+		errs = append(errs, fmt.Errorf("telemetry: file rotation %d bytes, %d backups: negative", cfg.Rotation.MaxBytes, cfg.Rotation.Backups))
 	}
 	if cfg.SpoolMaxBytes < 0 {
 		errs = append(errs, fmt.Errorf("telemetry: spool bound %d is negative", cfg.SpoolMaxBytes))

@@ -52,6 +52,9 @@ func (r Resolved) Describe() []string {
 			add("spool: exports that fail go to %s (at most %s), for ortel replay", r.SpoolDir, bytesText(r.SpoolMaxBytes))
 		}
 	}
+	if r.Mode == ModeFile && r.Rotation.MaxBytes > 0 {
+		add("files: rotated at %s, keeping the %d newest of each (name-TIME.jsonl)", bytesText(r.Rotation.MaxBytes), max(1, r.Rotation.Backups))
+	}
 	for _, w := range r.Warnings {
 		add("warning: %s", w)
 	}

@@ -33,6 +33,9 @@ type fileSink struct {
 	f      *os.File // nil for the console sink
 	w      *otlpjson.Writer
 	closed bool
+
+	rot Rotation
+	cw  *countingWriter // nil without rotation
 }
 
 // consoleSink writes OTLP/JSON lines to w, shared by both signals'
@@ -71,6 +74,9 @@ func (s *fileSink) write(ctx context.Context, write func(*otlpjson.Writer) error
 	}
 	if err := s.w.Flush(); err != nil {
 		return fmt.Errorf("write %s: %w", s.path, err)
+	}
+	if err := s.rotateIfFull(); err != nil {
+		return fmt.Errorf("telemetry: %w (the export was written)", err)
 	}
 	return nil
 }

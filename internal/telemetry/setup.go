@@ -135,7 +135,7 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 			}
 			return cons, nil
 		}
-		s, err := openSink(path)
+		s, err := openRotatingSink(path, r.Rotation)
 		if err != nil {
 			return nil, err
 		}

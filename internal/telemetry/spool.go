@@ -86,6 +86,9 @@ func (s *spool) close() error {
 }
 
 func bytesText(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
 	return fmt.Sprintf("%d MiB", n>>20)
 }
 
