@@ -70,6 +70,9 @@ func parseEndpoint(raw, protocol string) (endpoint, error) {
 		return ep, fmt.Errorf("port %q is not a number between 1 and 65535", port)
 	}
 	ep.hostPort = net.JoinHostPort(host, port)
+	if _, _, err := net.SplitHostPort(ep.hostPort); err != nil || strings.ContainsAny(host, "[]") {
+		return ep, fmt.Errorf("host %q is not a valid host name or address", host)
+	}
 	return ep, nil
 }
 

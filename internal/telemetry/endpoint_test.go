@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"net"
 	"strings"
 	"testing"
 )
@@ -77,4 +78,26 @@ func TestDurationText(t *testing.T) {
 			t.Errorf("durationText(%s) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+// FuzzParseEndpoint: any endpoint text parses or fails with an error,
+// never panics; what parses is a valid host:port.
+func FuzzParseEndpoint(f *testing.F) {
+	for _, s := range []string{"http://c:4317", "https://otel.example.com/otlp/", "c", "[::1]:4318", "http://u:p@c/v1/traces", "ftp://x", "c:99999", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, p := range []string{ProtocolGRPC, ProtocolHTTP} {
+			ep, err := parseEndpoint(raw, p)
+			if err != nil {
+				continue
+			}
+			if _, _, err := net.SplitHostPort(ep.hostPort); err != nil {
+				t.Fatalf("parseEndpoint(%q, %s) = %q, not host:port: %v", raw, p, ep.hostPort, err)
+			}
+			if p == ProtocolGRPC && ep.path != "" {
+				t.Fatalf("gRPC endpoint %q kept path %q", raw, ep.path)
+			}
+		}
+	})
 }

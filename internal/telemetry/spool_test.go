@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+
+	"github.com/ortel-dev/ortel/internal/otlptest"
 )
 
 func deadAddr(t *testing.T) string {
@@ -184,5 +186,77 @@ func TestSpoolWhenShutdownGivesUp(t *testing.T) {
 	_ = tel.Shutdown(ctx)
 	if st := tel.Stats(); st.SpansSpooled != 2 || st.SpansDropped != 0 {
 		t.Errorf("stats = %+v, want both spans spooled", st)
+	}
+}
+
+// TestOutageLosesNothingAfterReplay: a collector that goes away mid-run
+// and comes back on the same address, over gRPC and over HTTP. Spans sent
+// before the outage arrive at once, those of the outage are spooled, those
+// after arrive again; after a replay of the spool every ended span was
+// received exactly once.
+func TestOutageLosesNothingAfterReplay(t *testing.T) {
+	for _, protocol := range []string{ProtocolGRPC, ProtocolHTTP} {
+		t.Run(protocol, func(t *testing.T) {
+			cleanEnv(t)
+			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
+			t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
+			ctx := testContext(t)
+			rcv := startBoth(t)
+			grpcAddr, httpAddr := rcv.Endpoint(), rcv.HTTPEndpoint()
+			addr := grpcAddr
+			if protocol == ProtocolHTTP {
+				addr = httpAddr
+			}
+			spoolDir := t.TempDir()
+			tel, err := Setup(ctx, Config{OutputDir: t.TempDir(), Endpoint: "http://" + addr, SpoolDir: spoolDir, MetricInterval: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := tel.TracerProvider.Tracer("outage")
+			ended := map[string]bool{}
+			phase := func(n int) {
+				for range n {
+					_, s := tr.Start(ctx, "run")
+					s.End()
+					ended[s.SpanContext().SpanID().String()] = true
+				}
+				_ = tel.TracerProvider.ForceFlush(ctx)
+			}
+			phase(50) // collector up
+			_ = rcv.Close()
+			phase(70) // collector down: spooled
+			rcv2, err := otlptest.Start(otlptest.WithAddress(grpcAddr), otlptest.WithHTTP(httpAddr))
+			if err != nil {
+				t.Skipf("cannot listen again on the same port: %v", err)
+			}
+			t.Cleanup(func() { _ = rcv2.Close() })
+			phase(30) // collector back
+			if err := tel.Shutdown(ctx); err != nil {
+				t.Errorf("shutdown: %v", err)
+			}
+			st := tel.Stats()
+			if st.SpansDropped != 0 || st.SpansSpooled == 0 || st.SpansEnded != 150 {
+				t.Fatalf("stats = %+v, want 150 ended, some spooled, none dropped", st)
+			}
+			r, err := Resolve(Config{Endpoint: "http://" + addr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Replay(ctx, r, filepath.Join(spoolDir, TracesFileName)); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for _, s := range append(rcv.Spans(), rcv2.Spans()...) {
+				got[s.SpanID()]++
+			}
+			for id := range ended {
+				if got[id] != 1 {
+					t.Errorf("span %s received %d times, want once", id, got[id])
+				}
+			}
+			if len(got) != len(ended) {
+				t.Errorf("received %d distinct spans, %d ended", len(got), len(ended))
+			}
+		})
 	}
 }
