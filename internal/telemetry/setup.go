@@ -298,10 +298,16 @@ func (t *Telemetry) Stats() Stats { return t.stats.snapshot() }
 // exports, for the exporters to finish closing.
 const shutdownGrace = 200 * time.Millisecond
 
+// spoolGrace replaces shutdownGrace when a spool is configured: what the
+// batch processor still holds after Shutdown gave up goes to the spool
+// without a try, and writing a large backlog to disk can take longer.
+const spoolGrace = time.Second
+
 // Shutdown flushes and shuts down both providers, in parallel, within
 // Resolved.ShutdownTimeout (or ctx's deadline, if sooner). When time runs
 // out — a collector that hangs — exports still in flight are abandoned, so
-// Shutdown returns on time, plus at most 200ms for the exporters to close.
+// Shutdown returns on time, plus at most 200ms for the exporters to close
+// (1s with a spool, to write what could not be sent to it).
 // Its error reports the spans dropped and metric exports failed over the
 // whole run. Calling it again returns the first call's result.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
@@ -323,7 +329,11 @@ func (t *Telemetry) shutdown(parent context.Context) error {
 	t.abort()
 	// Exports abandoned just now end at once; give the exporters a moment
 	// to finish closing (connections, files) so nothing outlives Shutdown.
-	grace, stopGrace := context.WithTimeout(context.Background(), shutdownGrace)
+	graceFor := shutdownGrace
+	if t.spools[0] != nil || t.spools[1] != nil {
+		graceFor = spoolGrace
+	}
+	grace, stopGrace := context.WithTimeout(context.Background(), graceFor)
 	defer stopGrace()
 	for _, done := range t.exportersDone {
 		select {
