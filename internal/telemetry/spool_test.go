@@ -260,3 +260,31 @@ func TestOutageLosesNothingAfterReplay(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReplay: any file content makes Replay send or fail with an error
+// naming the file, never panic; the progress file never counts more
+// records than were sent.
+func FuzzReplay(f *testing.F) {
+	f.Add([]byte(`{"resourceSpans":[]}` + "\n"))
+	f.Add([]byte(`{"resourceMetrics":[{}]}` + "\n" + `{"resourceMetrics":`))
+	f.Add([]byte("\xef\xbb\xbf\n\n{\"resourceSpans\":[{\"scopeSpans\":[{}]}]}\r\n"))
+	f.Add([]byte(`{"hello":1}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "x.jsonl")
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := resolve(Config{Endpoint: "http://127.0.0.1:1", ExportTimeout: time.Millisecond}, mapEnv(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Replay(t.Context(), r, p)
+		if err != nil && !strings.Contains(err.Error(), p) && !strings.Contains(err.Error(), "send to") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+		if n, _ := readProgress(p); n != res.Sent {
+			t.Fatalf("progress says %d, %d sent", n, res.Sent)
+		}
+	})
+}
