@@ -42,9 +42,8 @@ type Stats struct {
 	// successful export carries what a failed one lost.
 	MetricExports, MetricExportFailures int64
 	// MetricsLost is true when the latest metric export failed and was not
-	// spooled: metrics
-	// are cumulative, so only the readings since the last successful
-	// export are lost, and only when no later export succeeds.
+	// spooled: metrics are cumulative, so only the readings since the last
+	// successful export are lost, and only when no later export succeeds.
 	MetricsLost bool
 	// LastError is the most recent export error, of either signal.
 	LastError error
@@ -131,7 +130,8 @@ func (s *stats) snapshot() Stats {
 		MetricExportFailures: s.metricFailure.Load(),
 		MetricsLost:          s.metricLastFailed.Load(),
 	}
-	st.SpansExported = exported - st.SpansSpooled
+	// A span is counted spooled just before it is counted exported.
+	st.SpansExported = max(0, exported-st.SpansSpooled)
 	if s.final.Load() {
 		st.SpansDropped = max(0, st.SpansEnded-exported)
 	} else {
