@@ -149,8 +149,12 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	set.Shutdown(context.WithoutCancel(ctx))
 	if !quiet {
 		st := tel.Stats()
-		fmt.Fprintf(e.stderr, "ortel agent: stopped after %s: %d metric exports (%d failed), peak RSS %s\n",
-			time.Since(started).Round(time.Millisecond), st.MetricExports, st.MetricExportFailures, peakRSS())
+		failed := fmt.Sprintf("%d failed", st.MetricExportFailures)
+		if st.MetricExportsSpooled > 0 {
+			failed += fmt.Sprintf(", %d of them spooled", st.MetricExportsSpooled)
+		}
+		fmt.Fprintf(e.stderr, "ortel agent: stopped after %s: %d metric exports (%s), peak RSS %s\n",
+			time.Since(started).Round(time.Millisecond), st.MetricExports, failed, peakRSS())
 	}
 	return telemetryOutcome(e, "agent", tel, shutdownErr)
 }
