@@ -30,7 +30,12 @@ Flags:
                       agent says so once and keeps collecting the rest
   --duration D        stop after this long (default: run until interrupted)
   --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/agent)
+  --rotate-mb N       start a new OTLP/JSON file when one reaches N MiB; 0 never
+                      rotates (default 64)
+  --rotate-keep N     rotated files kept per signal, the newest (default 4)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
+  --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
+                      after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
   --quiet             no status lines on stderr
 
 Examples:
@@ -59,6 +64,11 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	fs.Var(&pidFlags, "pid", "")
 	fs.StringVar(&out, "out", "ortel-out/agent", "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
+	var exportTimeout time.Duration
+	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
+	var rotateMB, rotateKeep int
+	fs.IntVar(&rotateMB, "rotate-mb", 64, "")
+	fs.IntVar(&rotateKeep, "rotate-keep", 4, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -66,6 +76,15 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usagef("agent takes no arguments, got %q", pos[0])
+	}
+	if err := checkExportTimeout(exportTimeout); err != nil {
+		return err
+	}
+	if rotateMB < 0 || rotateMB > 1<<20 {
+		return usagef("--rotate-mb must be between 0 and %d (got %d)", 1<<20, rotateMB)
+	}
+	if rotateKeep < 1 {
+		return usagef("--rotate-keep must be 1 or more (got %d)", rotateKeep)
 	}
 	if interval < 10*time.Millisecond {
 		return usagef("--interval must be 10ms or more (got %s)", interval)
@@ -89,7 +108,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	tel, err := startTelemetry(ctx, e, "agent", telemetry.Config{
-		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, MetricInterval: interval,
+		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout, MetricInterval: interval,
+		Rotation: telemetry.Rotation{MaxBytes: int64(rotateMB) << 20, Backups: rotateKeep},
 	})
 	if err != nil {
 		return err
@@ -114,7 +134,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		if tel.Resolved.Mode == telemetry.ModeFile {
 			fmt.Fprintf(e.stderr, "ortel agent: no OTLP endpoint set; writing %s\n", strings.Join(tel.Files(), ", "))
 		} else {
-			fmt.Fprintf(e.stderr, "ortel agent: exporting to %s\n", tel.Resolved.MetricsEndpoint)
+			fmt.Fprintf(e.stderr, "ortel agent: exporting to %s\n", tel.Resolved.Metrics.Where())
 		}
 	}
 	if duration > 0 {
@@ -129,8 +149,12 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	set.Shutdown(context.WithoutCancel(ctx))
 	if !quiet {
 		st := tel.Stats()
-		fmt.Fprintf(e.stderr, "ortel agent: stopped after %s: %d metric exports (%d failed), peak RSS %s\n",
-			time.Since(started).Round(time.Millisecond), st.MetricExports, st.MetricExportFailures, peakRSS())
+		failed := fmt.Sprintf("%d failed", st.MetricExportFailures)
+		if st.MetricExportsSpooled > 0 {
+			failed += fmt.Sprintf(", %d of them spooled", st.MetricExportsSpooled)
+		}
+		fmt.Fprintf(e.stderr, "ortel agent: stopped after %s: %d metric exports (%s), peak RSS %s\n",
+			time.Since(started).Round(time.Millisecond), st.MetricExports, failed, peakRSS())
 	}
 	return telemetryOutcome(e, "agent", tel, shutdownErr)
 }

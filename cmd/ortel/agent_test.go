@@ -216,6 +216,8 @@ func TestAgentBadFlags(t *testing.T) {
 		{"agent", "--pid", "-4"},
 		{"agent", "--duration", "-1s"},
 		{"agent", "extra"},
+		{"agent", "--rotate-mb", "-1"},
+		{"agent", "--rotate-keep", "0"},
 	} {
 		if code, _, _ := ortel(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

@@ -87,8 +87,8 @@ func analyzeReport(ctx context.Context, rep *report.Report, opts []analysis.Opti
 
 // analyzeAndExport is bench's analysis step, between bench.Run and the
 // telemetry shutdown: it computes rep.Analysis and exports it — the
-// "analyze <model>" span under the last profiled run (runs recorded its
-// span context) and the analysis gauges — through tel's providers, so
+// "analyze <model>" span, linked to the profiled runs (runs recorded their
+// span contexts), and the analysis gauges — through tel's providers, so
 // they leave with the rest of the run. A failed export is a note in the
 // report, not a failed bench.
 func analyzeAndExport(ctx context.Context, rep *report.Report, tp trace.TracerProvider, mp metric.MeterProvider, opts []analysis.Option) error {

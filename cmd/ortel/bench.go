@@ -77,6 +77,8 @@ Flags:
   --model-name NAME   onnxruntime.model.name in telemetry (default: file name)
   --seed N            seed of the random input data (default 1)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
+  --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
+                      after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
   --format F          text (default) or json: the report printed on stdout
   --quiet             no progress lines on stderr
   --no-hardware       do not start the hardware receivers (CPU, memory, perf,
@@ -125,6 +127,7 @@ type benchFlags struct {
 	quiet, noHardware                 bool
 	analysis                          analysisFlags
 	hwInterval                        time.Duration
+	exportTimeout                     time.Duration
 
 	// Parsed by validate.
 	warmupN    int
@@ -160,6 +163,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	deprecate(fs, "name", "--model-name NAME", false, func(v string) error { f.name = v; return nil })
 	fs.Uint64Var(&f.seed, "seed", 1, "")
 	fs.StringVar(&f.endpoint, "otlp-endpoint", "", "")
+	fs.DurationVar(&f.exportTimeout, "export-timeout", 0, "")
 	fs.StringVar(&f.format, "format", "text", "")
 	deprecate(fs, "json", "--format json", true, func(v string) error {
 		on, err := strconv.ParseBool(v)
@@ -244,6 +248,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	noteDeprecated(e, "bench", fs)
+	if err := checkExportTimeout(f.exportTimeout); err != nil {
+		return err
+	}
 	if len(pos) != 1 {
 		return usagef("want exactly one MODEL, got %d arguments", len(pos))
 	}
@@ -295,7 +302,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 
 	tel, err := startTelemetry(ctx, e, "bench", telemetry.Config{
-		ServiceName: "ortel", OutputDir: out, Endpoint: f.endpoint, Views: views.FromEnv(),
+		ServiceName: "ortel", OutputDir: out, Endpoint: f.endpoint, ExportTimeout: f.exportTimeout, Views: views.FromEnv(),
 	})
 	if err != nil {
 		return err
@@ -351,9 +358,16 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		Files:         tel.Files(),
 		SpansExported: st.SpansExported,
 		SpansDropped:  st.SpansDropped,
+
+		SpansSpooled:         st.SpansSpooled,
+		MetricExportsFailed:  st.MetricExportFailures,
+		MetricExportsSpooled: st.MetricExportsSpooled,
 	}
 	if tel.Resolved.Mode == "otlp" {
 		rep.Telemetry.Endpoint = tel.Resolved.TracesEndpoint
+	}
+	if st.SpansSpooled > 0 || st.MetricExportsSpooled > 0 {
+		rep.Telemetry.SpoolDir = tel.Resolved.SpoolDir
 	}
 	if shutdownErr != nil {
 		rep.Notes = append(rep.Notes, "telemetry shutdown: "+e.redact.Redact(shutdownErr.Error()))

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ortel-dev/ortel/internal/report"
 )
 
 // TestExitCodes drives one command line per row of the exit-code table
@@ -41,22 +44,25 @@ func TestExitCodes(t *testing.T) {
 }
 
 // TestTelemetryLostExitCode: a bench or agent whose collector cannot be
-// reached finishes its work, then exits 4 with one line per signal saying
-// what was lost. Before, bench exited 0 with every span dropped, and agent
-// 1, like a failure of its own work.
+// reached finishes its work, spools what it could not send, then exits 4
+// with one line per signal saying what was spooled and how to send it.
+// Before, bench exited 0 with every span dropped, and agent 1, like a
+// failure of its own work. An import's spans are its work: see the
+// "import" subtest.
 func TestTelemetryLostExitCode(t *testing.T) {
 	model := chainModel(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+closedPort(t))
 	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "300")
+	benchOut := t.TempDir()
 	tests := []struct {
 		name  string
 		args  []string
 		lines []string
 	}{
-		{"bench", []string{"bench", model, "--runs", "3", "--warmup", "0", "--profile-runs", "1", "--no-hardware", "--quiet", "--out", t.TempDir()},
-			[]string{"ortel bench: telemetry lost: traces: ", "ortel bench: telemetry lost: metrics: "}},
-		{"agent", []string{"agent", "--interval", "50ms", "--duration", "100ms", "--quiet"},
-			[]string{"ortel agent: telemetry lost: metrics: "}},
+		{"bench", []string{"bench", model, "--runs", "3", "--warmup", "0", "--profile-runs", "1", "--no-hardware", "--quiet", "--out", benchOut},
+			[]string{"ortel bench: telemetry spooled: traces: ", "ortel bench: telemetry spooled: metrics: ", "ortel replay "}},
+		{"agent", []string{"agent", "--interval", "50ms", "--duration", "100ms", "--quiet", "--out", t.TempDir()},
+			[]string{"ortel agent: telemetry spooled: metrics: ", "ortel replay "}},
 	}
 	// An import's spans are its work, not telemetry on the side: when the
 	// collector never acknowledges them the import fails (1), saying how
@@ -84,6 +90,19 @@ func TestTelemetryLostExitCode(t *testing.T) {
 			}
 			if tt.name == "bench" && !strings.Contains(stdout, "Steady-state latency") {
 				t.Errorf("bench printed no report before failing:\n%s", stdout)
+			}
+			if tt.name == "bench" {
+				b, err := os.ReadFile(filepath.Join(benchOut, "report.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rep struct{ Telemetry report.Telemetry }
+				if err := json.Unmarshal(b, &rep); err != nil {
+					t.Fatal(err)
+				}
+				if tel := rep.Telemetry; tel.SpansSpooled == 0 || tel.SpansDropped != 0 || tel.MetricExportsSpooled == 0 || tel.SpoolDir == "" {
+					t.Errorf("report.json telemetry = %+v, want spans and metrics spooled, none dropped", tel)
+				}
 			}
 		})
 	}

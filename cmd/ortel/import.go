@@ -51,6 +51,8 @@ Flags:
   --append            add to the traces and metrics files already in --out
   --overwrite         replace the traces and metrics files in --out
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
+  --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
+                      after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
 
 Old spelling, still accepted with a notice: --model (now --model-name).
 
@@ -80,11 +82,16 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
 	fs.BoolVar(&appendOut, "append", false, "")
 	fs.BoolVar(&overwrite, "overwrite", false, "")
+	var exportTimeout time.Duration
+	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	noteDeprecated(e, "import", fs)
+	if err := checkExportTimeout(exportTimeout); err != nil {
+		return err
+	}
 	if len(pos) == 0 {
 		return usagef("want at least one PROFILE.json")
 	}
@@ -105,7 +112,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("read profile %q: is a folder, not a file", p)
 		}
 	}
-	cfg := telemetry.Config{ServiceName: "ortel", OutputDir: out, Endpoint: endpoint, Views: views.FromEnv()}
+	cfg := telemetry.Config{ServiceName: "ortel", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout, Views: views.FromEnv()}
 	resolved, err := telemetry.Resolve(cfg)
 	if err != nil {
 		return fmt.Errorf("set up telemetry: %w", err)
@@ -177,7 +184,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if fileMode {
 		fmt.Fprintf(e.stdout, "wrote %d spans to %s and the metrics to %s\n", total, resolved.TracesFile(), resolved.MetricsFile())
 	} else {
-		fmt.Fprintf(e.stdout, "sent %d spans to %s (each batch acknowledged)\n", total, resolved.TracesEndpoint)
+		fmt.Fprintf(e.stdout, "sent %d spans to %s (each batch acknowledged)\n", total, tel.Resolved.Traces.Where())
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)

@@ -67,14 +67,26 @@ var exitCodes = []struct {
 	{exitFailure, "failure: bad input (model, profile, report), a missing library or process, an I/O error"},
 	{exitUsage, "usage error: unknown command or flag, bad flag value, wrong arguments"},
 	{exitRegression, "compare --fail-on-regression: B is slower than A by at least the threshold"},
-	{exitTelemetryLost, "the work succeeded, but telemetry it was asked to send was lost (bench, agent, import's metrics); one line per signal says what. Import spans that cannot be delivered fail the import: 1"},
+	{exitTelemetryLost, "the work succeeded, but telemetry it was asked to send was lost or spooled for ortel replay (bench, agent, attach, import's metrics); one line per signal says what. Import spans that cannot be delivered fail the import: 1"},
 }
 
-// lostError is telemetry that was lost while the command's own work
-// succeeded: exit code 4. Each line names a signal.
-type lostError struct{ lines []string }
+// lostError is telemetry that was lost, or spooled to spoolDir, while the
+// command's own work succeeded: exit code 4. Each line names a signal.
+type lostError struct {
+	lines, spooled []string
+	spoolDir       string
+}
 
-func (e *lostError) Error() string { return "telemetry lost: " + strings.Join(e.lines, "; ") }
+func (e *lostError) Error() string {
+	var parts []string
+	if len(e.lines) > 0 {
+		parts = append(parts, "telemetry lost: "+strings.Join(e.lines, "; "))
+	}
+	if len(e.spooled) > 0 {
+		parts = append(parts, "telemetry spooled: "+strings.Join(e.spooled, "; ")+"; send it with: ortel replay "+e.spoolDir)
+	}
+	return strings.Join(parts, "; ")
+}
 
 // usageError is a mistake in the command line: exit code 2.
 type usageError struct{ msg string }
@@ -86,7 +98,7 @@ func usagef(format string, args ...any) error {
 }
 
 func commands() []*command {
-	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), doctorCommand(), reportCommand(), compareCommand(), versionCommand()}
+	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), doctorCommand(), reportCommand(), compareCommand(), replayCommand(), versionCommand()}
 }
 
 func main() {
@@ -148,6 +160,12 @@ func run(ctx context.Context, e *env, args []string) int {
 	case errors.As(err, &le) && err == error(le):
 		for _, l := range le.lines {
 			fmt.Fprintf(e.stderr, "ortel %s: telemetry lost: %s\n", c.name, l)
+		}
+		for _, l := range le.spooled {
+			fmt.Fprintf(e.stderr, "ortel %s: telemetry spooled: %s\n", c.name, l)
+		}
+		if len(le.spooled) > 0 {
+			fmt.Fprintf(e.stderr, "ortel %s: send the spooled telemetry when the collector is back: ortel replay %s\n", c.name, le.spoolDir)
 		}
 		return exitTelemetryLost
 	default:

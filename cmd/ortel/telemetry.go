@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"time"
 
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
@@ -12,6 +14,9 @@ import (
 // with the command's name.
 func startTelemetry(ctx context.Context, e *env, command string, cfg telemetry.Config) (*telemetry.Telemetry, error) {
 	cfg.ServiceVersion = version
+	if cfg.SpoolDir == "" && cfg.OutputDir != "" {
+		cfg.SpoolDir = filepath.Join(cfg.OutputDir, "spool")
+	}
 	tel, err := telemetry.Setup(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("set up telemetry: %w", err)
@@ -20,6 +25,15 @@ func startTelemetry(ctx context.Context, e *env, command string, cfg telemetry.C
 		fmt.Fprintf(e.stderr, "ortel %s: warning: %s\n", command, w)
 	}
 	return tel, nil
+}
+
+// checkExportTimeout checks the --export-timeout flag: 0 (unset) or a
+// positive duration.
+func checkExportTimeout(d time.Duration) error {
+	if d < 0 {
+		return usagef("--export-timeout must be positive (got %s)", d)
+	}
+	return nil
 }
 
 // stopTelemetry flushes and shuts the exporters down, also after ctx was
@@ -31,11 +45,13 @@ func stopTelemetry(ctx context.Context, tel *telemetry.Telemetry) error {
 
 // telemetryOutcome is what a command that finished its work returns after
 // stopTelemetry: nil when everything it was asked to send was delivered, a
-// *lostError (exit code 4) naming each signal that lost some otherwise. A
+// *lostError (exit code 4) naming each signal that lost or spooled some
+// otherwise. A
 // shutdown error with nothing counted as lost is printed as a warning.
 func telemetryOutcome(e *env, command string, tel *telemetry.Telemetry, shutdownErr error) error {
-	if lines := tel.Stats().Lost(); len(lines) > 0 {
-		return &lostError{lines: lines}
+	st := tel.Stats()
+	if lost, spooled := st.Lost(), st.Spooled(); len(lost) > 0 || len(spooled) > 0 {
+		return &lostError{lines: lost, spooled: spooled, spoolDir: tel.Resolved.SpoolDir}
 	}
 	if shutdownErr != nil {
 		fmt.Fprintf(e.stderr, "ortel %s: warning: %v\n", command, shutdownErr)

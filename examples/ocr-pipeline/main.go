@@ -78,7 +78,9 @@ func run(ctx context.Context, w io.Writer, requests, size int, modelDir string) 
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		tel.shutdown(sctx)
+		if err := tel.shutdown(sctx); err != nil {
+			fmt.Fprintln(os.Stderr, "ocr-pipeline: telemetry:", err)
+		}
 	}()
 	opts := []instrument.Option{
 		instrument.WithTracerProvider(tel.tp),

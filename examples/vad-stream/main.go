@@ -64,7 +64,9 @@ func run(ctx context.Context, w io.Writer, seconds float64, path string) error {
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		tel.shutdown(sctx)
+		if err := tel.shutdown(sctx); err != nil {
+			fmt.Fprintln(os.Stderr, "vad-stream: telemetry:", err)
+		}
 	}()
 	opts := []instrument.Option{
 		instrument.WithTracerProvider(tel.tp),

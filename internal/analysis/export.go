@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -27,12 +26,12 @@ const maxLinks = 128
 //
 //   - one span "analyze <model>" carrying every finding as an event
 //     "ortel.finding" (rule, severity, impact, title, recommendation,
-//     evidence). The profiled runs' spans have ended by the time the
-//     analysis runs, and an ended span cannot take events or attributes; so
-//     the analysis span is a child of the last profiled run (same trace:
-//     opening that run in a trace viewer shows the findings under it) and
-//     links to every profiled run (WithRunSpans). Without run spans it is a
-//     root span. Its own attributes name the top finding.
+//     evidence). It links to the profiled runs (the report's run spans, up
+//     to 128, the latest) and is a child of the span in ctx, the bench's
+//     root when there is one, else a root span: never a child of a run it
+//     also links to, which trace viewers show as a follows-from parent
+//     (and Jaeger warns of clock skew). Its own attributes name the top
+//     finding.
 //   - the gauges of the registry: machine peaks, per-op-type achieved
 //     FLOP/s, bytes/s, intensity and roof utilization, finding impacts,
 //     and, when energy was measured, joules per inference (total and
@@ -55,7 +54,6 @@ func exportSpan(ctx context.Context, cfg *config, model string, a *report.Analys
 	tracer := cfg.tracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(Version))
 	sopts := []trace.SpanStartOption{trace.WithAttributes(semconv.OnnxruntimeModelName(model))}
 	if n := len(runs); n > 0 {
-		ctx = trace.ContextWithSpanContext(ctx, runs[n-1])
 		var links []trace.Link
 		for _, sc := range runs[max(0, n-maxLinks):] {
 			links = append(links, trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{attribute.Bool(string(semconv.OnnxruntimeRunProfiledKey), true)}})
@@ -80,18 +78,12 @@ func exportSpan(ctx context.Context, cfg *config, model string, a *report.Analys
 	}
 }
 
-// EvidenceStrings renders evidence as "name=value unit" (or "name=text").
+// EvidenceStrings renders evidence for people, as the report does
+// (report.EvidenceString): "nodes=93 nodes", "op_type_share=26.5%".
 func EvidenceStrings(ev []report.Evidence) []string {
 	out := make([]string, len(ev))
 	for i, e := range ev {
-		switch {
-		case e.Text != "" && e.Unit == "" && e.Value == 0:
-			out[i] = e.Name + "=" + e.Text
-		case e.Text != "":
-			out[i] = fmt.Sprintf("%s=%s %s (%s)", e.Name, strconv.FormatFloat(e.Value, 'g', -1, 64), e.Unit, e.Text)
-		default:
-			out[i] = fmt.Sprintf("%s=%s %s", e.Name, strconv.FormatFloat(e.Value, 'g', -1, 64), e.Unit)
-		}
+		out[i] = report.EvidenceString(e)
 	}
 	return out
 }

@@ -49,9 +49,11 @@ func TestExportSpanLinksProfiledRuns(t *testing.T) {
 		rep.Operators.RunSpans = append(rep.Operators.RunSpans, report.SpanRef{TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String()})
 	}
 	rep.Operators.RunSpans = append(rep.Operators.RunSpans, report.SpanRef{TraceID: "not hex", SpanID: "x"}) // skipped
-	if err := Export(ctx, rep, WithTracerProvider(tp), WithMeterProvider(sdkmetric.NewMeterProvider())); err != nil {
+	rootCtx, root := tr.Start(ctx, "bench det")
+	if err := Export(rootCtx, rep, WithTracerProvider(tp), WithMeterProvider(sdkmetric.NewMeterProvider())); err != nil {
 		t.Fatal(err)
 	}
+	root.End()
 	var span sdktrace.ReadOnlySpan
 	for _, s := range sr.Ended() {
 		if s.Name() == "analyze det" {
@@ -61,11 +63,16 @@ func TestExportSpanLinksProfiledRuns(t *testing.T) {
 	if span == nil {
 		t.Fatal("no analysis span")
 	}
-	if span.Parent().SpanID() != runs[2].SpanID() || span.SpanContext().TraceID() != runs[2].TraceID() {
-		t.Errorf("analysis span's parent %v, want the last profiled run %v", span.Parent().SpanID(), runs[2].SpanID())
+	if span.Parent().SpanID() != root.SpanContext().SpanID() || span.SpanContext().TraceID() != root.SpanContext().TraceID() {
+		t.Errorf("analysis span's parent %v, want the bench's root %v", span.Parent().SpanID(), root.SpanContext().SpanID())
 	}
 	if len(span.Links()) != 3 {
 		t.Errorf("links = %d, want 3", len(span.Links()))
+	}
+	for _, l := range span.Links() {
+		if l.SpanContext.SpanID() == span.Parent().SpanID() {
+			t.Errorf("the analysis span is both a child of and linked to %v", l.SpanContext.SpanID())
+		}
 	}
 	events := span.Events()
 	if len(events) != len(rep.Analysis.Findings) || len(events) == 0 {
@@ -94,6 +101,18 @@ func TestExportWithoutRunsIsRoot(t *testing.T) {
 	}
 	if s := sr.Ended(); len(s) != 1 || s[0].Parent().IsValid() || len(s[0].Links()) != 0 {
 		t.Errorf("spans = %v", s)
+	}
+	// With run spans but no bench root: a root span that links to them.
+	rep := analyzedReport(false)
+	_, run := tp.Tracer("test").Start(context.Background(), "run det")
+	run.End()
+	sc := run.SpanContext()
+	rep.Operators = &report.Operators{RunSpans: []report.SpanRef{{TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String()}}}
+	if err := Export(context.Background(), rep, WithTracerProvider(tp), WithMeterProvider(sdkmetric.NewMeterProvider())); err != nil {
+		t.Fatal(err)
+	}
+	if s := sr.Ended(); len(s) != 3 || s[2].Parent().IsValid() || len(s[2].Links()) != 1 {
+		t.Errorf("analysis span with runs and no root: parent %v, %d links; want a root span with 1 link", s[len(s)-1].Parent(), len(s[len(s)-1].Links()))
 	}
 	if err := Export(context.Background(), &report.Report{}); err == nil {
 		t.Error("exporting a report without analysis succeeded")

@@ -119,7 +119,7 @@ func TestRules(t *testing.T) {
 				f.Latency = latency(0.010, 0.018, 0.011, 0.002, 10) // too few runs to judge
 				return f
 			},
-			SeverityMedium, []string{"p99 is 1.80× p50", "CPUs were 97.0% busy", "cpu_utilization=0.97"}},
+			SeverityMedium, []string{"p99 is 1.80× p50", "CPUs were 97.0% busy", "cpu_utilization=97%"}},
 		{"long-warmup",
 			func() *Facts {
 				f := quiet()

@@ -251,8 +251,19 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil || pipe == nil {
 			return err
 		}
-		h.write("pipeline.cmd", []byte(strings.Join(append(env, pipe...), " ")+"\n"))
-		pp, err := h.startProcess("pipeline", env, pipe...)
+		// It sends over OTLP/HTTP (http/protobuf, the collector's HTTP
+		// port), the bench over gRPC: the e2e covers both protocols.
+		penv := []string{
+			fmt.Sprintf("OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:%d", collectorPorts.HTTP),
+			"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
+		}
+		for _, kv := range env {
+			if !strings.HasPrefix(kv, "OTEL_EXPORTER_OTLP_ENDPOINT=") && !strings.HasPrefix(kv, "OTEL_EXPORTER_OTLP_PROTOCOL=") {
+				penv = append(penv, kv)
+			}
+		}
+		h.write("pipeline.cmd", []byte(strings.Join(append(penv, pipe...), " ")+"\n"))
+		pp, err := h.startProcess("pipeline", penv, pipe...)
 		if err != nil {
 			return err
 		}

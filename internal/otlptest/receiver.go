@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -30,7 +31,8 @@ const DefaultAddress = "127.0.0.1:0"
 type Option func(*config)
 
 type config struct {
-	address string
+	address     string
+	httpAddress string
 }
 
 // WithAddress sets the TCP address to listen on, such as "127.0.0.1:4317".
@@ -47,7 +49,8 @@ type Span struct {
 	*tracepb.Span
 }
 
-// Receiver is an in-process OTLP/gRPC receiver. Its methods are safe for
+// Receiver is an in-process OTLP/gRPC receiver, and an OTLP/HTTP one too
+// when started WithHTTP. Its methods are safe for
 // concurrent use.
 type Receiver struct {
 	srv    *grpc.Server
@@ -55,6 +58,13 @@ type Receiver struct {
 	served chan struct{} // closed when Serve returns
 	closed chan struct{} // closed by Close: ends injected delays
 	once   sync.Once
+
+	// The OTLP/HTTP side, when started WithHTTP.
+	httpLis    net.Listener
+	httpSrv    *http.Server
+	httpServed chan struct{}
+	// Accepted requests that came over HTTP.
+	httpTraces, httpMetrics int
 
 	mu          sync.Mutex
 	changed     chan struct{} // closed and replaced whenever data arrives
@@ -84,6 +94,12 @@ func Start(opts ...Option) (*Receiver, error) {
 		closed:  make(chan struct{}),
 		changed: make(chan struct{}),
 	}
+	if cfg.httpAddress != "" {
+		if err := r.startHTTP(cfg.httpAddress); err != nil {
+			_ = lis.Close()
+			return nil, err
+		}
+	}
 	coltracepb.RegisterTraceServiceServer(r.srv, traceService{r: r})
 	colmetricspb.RegisterMetricsServiceServer(r.srv, metricsService{r: r})
 	go func() {
@@ -106,6 +122,7 @@ func (r *Receiver) Close() error {
 		close(r.closed)
 		r.srv.Stop()
 		<-r.served
+		r.closeHTTP()
 	})
 	return nil
 }

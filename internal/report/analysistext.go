@@ -99,13 +99,15 @@ func writeEnergyText(p *printer, e Energy) {
 func evidenceLine(ev []Evidence) string {
 	parts := make([]string, 0, len(ev))
 	for _, e := range ev {
-		parts = append(parts, evidenceString(e))
+		parts = append(parts, EvidenceString(e))
 	}
 	return strings.Join(parts, "; ")
 }
 
-// evidenceString renders one evidence as "name=value unit (text)".
-func evidenceString(e Evidence) string {
+// EvidenceString renders one evidence for people, as "name=value unit
+// (text)", with readable units rather than UCUM codes: "nodes=93 nodes",
+// "op_type_share=26.5%", "p99=1.2ms", "weights=12.3 MiB".
+func EvidenceString(e Evidence) string {
 	if e.Text != "" && e.Unit == "" && e.Value == 0 {
 		return e.Name + "=" + e.Text
 	}
@@ -121,6 +123,12 @@ func evidenceValue(e Evidence) string {
 	case "s":
 		return dur(e.Value)
 	case "1":
+		// Shares, utilizations and drops are fractions: print percent.
+		for _, suffix := range []string{"share", "utilization", "drop"} {
+			if strings.HasSuffix(e.Name, suffix) {
+				return fmt.Sprintf("%.3g%%", e.Value*100)
+			}
+		}
 		return fmt.Sprintf("%.3g", e.Value)
 	case "By":
 		return bytesHuman(int64(e.Value))
@@ -128,10 +136,24 @@ func evidenceValue(e Evidence) string {
 		return rate(e.Value, "B/s")
 	case "{flop}/s":
 		return rate(e.Value, "FLOP/s")
+	case "{flop}/By":
+		return fmt.Sprintf("%.3g FLOP/B", e.Value)
+	case "Cel":
+		return fmt.Sprintf("%g °C", e.Value)
 	case "":
 		return fmt.Sprintf("%g", e.Value)
 	}
-	return fmt.Sprintf("%g %s", e.Value, strings.NewReplacer("{", "", "}", "").Replace(e.Unit))
+	// Annotations: "{node}" -> "93 nodes", "{item}/s" -> "1.2 items/s".
+	if strings.HasPrefix(e.Unit, "{") {
+		if end := strings.Index(e.Unit, "}"); end > 1 {
+			noun, rest := e.Unit[1:end], e.Unit[end+1:]
+			if e.Value != 1 || rest != "" {
+				noun += "s"
+			}
+			return fmt.Sprintf("%g %s%s", e.Value, noun, rest)
+		}
+	}
+	return fmt.Sprintf("%g %s", e.Value, e.Unit)
 }
 
 // rate formats a rate with an SI prefix: "138.9 GFLOP/s".

@@ -207,6 +207,13 @@ type Telemetry struct {
 	Files         []string `json:"files,omitempty"`
 	SpansExported int64    `json:"spans_exported"`
 	SpansDropped  int64    `json:"spans_dropped"`
+	// SpansSpooled and MetricExportsSpooled could not be sent and went to
+	// SpoolDir, for `ortel replay`; MetricExportsFailed counts the metric
+	// exports that failed (spooled ones included).
+	SpansSpooled         int64  `json:"spans_spooled,omitempty"`
+	MetricExportsFailed  int64  `json:"metric_exports_failed,omitempty"`
+	MetricExportsSpooled int64  `json:"metric_exports_spooled,omitempty"`
+	SpoolDir             string `json:"spool_dir,omitempty"`
 }
 
 // Write writes r as indented JSON to path.

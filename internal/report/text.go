@@ -93,6 +93,9 @@ func WriteText(w io.Writer, r *Report) error {
 		if t.SpansDropped > 0 {
 			p.f("  dropped   %d spans (see the collector's availability)\n", t.SpansDropped)
 		}
+		if t.SpansSpooled > 0 || t.MetricExportsSpooled > 0 {
+			p.f("  spooled   %d spans, %d metric exports to %s (send them with ortel replay)\n", t.SpansSpooled, t.MetricExportsSpooled, t.SpoolDir)
+		}
 	}
 	for _, n := range r.Notes {
 		p.f("note: %s\n", n)

@@ -4,22 +4,48 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // Modes of Resolved.Mode.
 const (
-	// ModeOTLP sends traces and metrics to a collector over OTLP/gRPC.
+	// ModeOTLP sends traces, metrics or both to a collector over OTLP.
 	ModeOTLP = "otlp"
 	// ModeFile is the embedded default, used when no OTLP endpoint is
 	// configured: replayable OTLP/JSON lines files under the output folder.
 	ModeFile = "file"
 	// ModeDisabled is OTEL_SDK_DISABLED=true: nothing is recorded or sent.
 	ModeDisabled = "disabled"
+	// ModeConsole: no signal goes to OTLP or files, at least one is
+	// printed (OTEL_TRACES_EXPORTER or OTEL_METRICS_EXPORTER=console).
+	ModeConsole = "console"
+	// ModeNone: both signals' exporters are none.
+	ModeNone = "none"
+)
+
+// Kinds of Exporter.Kind, what one signal's exporter does.
+const (
+	// KindOTLP sends the signal to a collector over OTLP.
+	KindOTLP = "otlp"
+	// KindFile appends it to an OTLP/JSON lines file (the embedded
+	// default when no endpoint is configured).
+	KindFile = "file"
+	// KindConsole prints it as OTLP/JSON lines on standard output.
+	KindConsole = "console"
+	// KindNone does not export it.
+	KindNone = "none"
+)
+
+// OTLP transports.
+const (
+	ProtocolGRPC = "grpc"
+	ProtocolHTTP = "http/protobuf"
 )
 
 // Defaults.
@@ -29,6 +55,8 @@ const (
 	DefaultMetricInterval  = 10 * time.Second // OTEL_METRIC_EXPORT_INTERVAL
 	DefaultMetricTimeout   = 30 * time.Second // OTEL_METRIC_EXPORT_TIMEOUT
 	DefaultShutdownTimeout = 10 * time.Second
+	// shutdownMargin is added to the export timeout to bound Shutdown.
+	shutdownMargin = 500 * time.Millisecond
 	// DefaultExportTimeout bounds one OTLP export, retries included
 	// (OTEL_EXPORTER_OTLP_TIMEOUT).
 	DefaultExportTimeout = 10 * time.Second
@@ -39,8 +67,11 @@ const (
 	DefaultSpanBatchSize     = 512              // OTEL_BSP_MAX_EXPORT_BATCH_SIZE
 	DefaultSpanScheduleDelay = 5 * time.Second  // OTEL_BSP_SCHEDULE_DELAY
 	DefaultSpanExportTimeout = 30 * time.Second // OTEL_BSP_EXPORT_TIMEOUT
-	// DefaultProtocol is the only OTLP transport built in.
-	DefaultProtocol = "grpc"
+	// DefaultProtocol is the OTLP transport used unless
+	// OTEL_EXPORTER_OTLP_PROTOCOL says otherwise. ortel keeps gRPC, its
+	// first transport, rather than the specification's http/protobuf, so
+	// existing setups pointed at port 4317 keep working.
+	DefaultProtocol = ProtocolGRPC
 )
 
 // File names ModeFile writes under OutputDir.
@@ -50,29 +81,28 @@ const (
 )
 
 const (
-	envPrefix = "OTEL_EXPORTER_OTLP_"
-	// defaultOTLPEndpoint is the specification's default for a signal
-	// without an endpoint when the other has one.
-	defaultOTLPEndpoint = "http://localhost:4317"
-	compressionGzip     = "gzip"
-	compressionNone     = "none"
+	envPrefix       = "OTEL_EXPORTER_OTLP_"
+	compressionGzip = "gzip"
+	compressionNone = "none"
 )
 
 // Config says how to set up telemetry. Its zero value means: defaults,
 // then the standard OTEL_* environment variables. A field that is set
 // overrides the environment.
 type Config struct {
-	// ServiceName is the service.name resource attribute. Default:
-	// OTEL_SERVICE_NAME, else service.name in OTEL_RESOURCE_ATTRIBUTES,
-	// else "ortel".
+	// ServiceName is the program's default service.name: the environment
+	// wins over it (OTEL_SERVICE_NAME, else service.name in
+	// OTEL_RESOURCE_ATTRIBUTES), and "ortel" is used when it is empty too.
 	ServiceName string
 	// ServiceVersion is the service.version resource attribute, if set.
 	ServiceVersion string
 	// OutputDir is where the embedded default (no endpoint configured)
 	// writes traces.jsonl and metrics.jsonl. Default "ortel-out".
 	OutputDir string
-	// Endpoint is the OTLP/gRPC collector for both signals, overriding
+	// Endpoint is the OTLP collector for both signals, overriding
 	// OTEL_EXPORTER_OTLP_ENDPOINT and its _TRACES_/_METRICS_ variants.
+	// Over http/protobuf each signal's path (/v1/traces, /v1/metrics) is
+	// appended to it.
 	// "http://host:4317" is plaintext, "https://host:4317" is TLS, and
 	// "host:4317" is TLS unless OTEL_EXPORTER_OTLP_INSECURE=true (the
 	// OTLP specification's rule). "" means: from the environment.
@@ -82,17 +112,45 @@ type Config struct {
 	MetricInterval time.Duration
 	// Views are handed to the MeterProvider.
 	Views []sdkmetric.View
-	// ShutdownTimeout bounds Telemetry.Shutdown. Default 10s.
+	// ExportTimeout bounds one OTLP export, retries included, overriding
+	// OTEL_EXPORTER_OTLP_TIMEOUT and its _TRACES_/_METRICS_ variants.
+	// Default: those variables, else 10s.
+	ExportTimeout time.Duration
+	// ShutdownTimeout bounds Telemetry.Shutdown. Default: the longest
+	// export timeout of the signals sent over OTLP plus 500ms, so a dead
+	// collector delays exit by little more than OTEL_EXPORTER_OTLP_TIMEOUT
+	// (or ExportTimeout); 10s otherwise.
 	ShutdownTimeout time.Duration
+	// Rotation bounds the embedded default's files (ModeFile): by default
+	// they grow without bound. The agent sets it from its flags.
+	Rotation Rotation
+	// SpoolDir, when set, is where exports that fail (collector down,
+	// frozen, refusing) are written as OTLP/JSON lines (traces.jsonl,
+	// metrics.jsonl) instead of being dropped, for `ortel replay`.
+	// SpoolMaxBytes bounds the folder (default DefaultSpoolMaxBytes);
+	// past it, failed exports are dropped and counted.
+	SpoolDir      string
+	SpoolMaxBytes int64
+	// Console is where console exporters (OTEL_TRACES_EXPORTER=console,
+	// OTEL_METRICS_EXPORTER=console) write. Default: standard output.
+	Console io.Writer
 }
 
 // Exporter is everything one signal's OTLP exporter is given. Setup passes
 // each field explicitly, so nothing the exporter would read from the
 // environment on its own differs from what Describe prints.
 type Exporter struct {
+	// Kind is KindOTLP, KindFile, KindConsole or KindNone. The fields
+	// below are set for KindOTLP only.
+	Kind string
+	// Protocol is ProtocolGRPC or ProtocolHTTP.
+	Protocol string
 	// Endpoint is "host:port"; "" when the signal is not sent over OTLP.
 	Endpoint string
-	// Insecure is true for plaintext gRPC, false for TLS.
+	// URLPath is the path posted to over http/protobuf, such as
+	// "/v1/traces"; "" over gRPC.
+	URLPath string
+	// Insecure is true for plaintext, false for TLS.
 	Insecure bool
 	// Headers are sent with every export. Their values are secrets: the
 	// Headers type never prints them.
@@ -114,7 +172,9 @@ type Exporter struct {
 // value: the value is ignored, a line is added to Warnings, and the default
 // (or the generic variable, for a signal-specific one) is used.
 type Resolved struct {
-	// Mode is ModeOTLP, ModeFile or ModeDisabled.
+	// Mode sums up Traces.Kind and Metrics.Kind: ModeOTLP when either
+	// goes to a collector, else ModeFile when either goes to a file, else
+	// ModeConsole or ModeNone; ModeDisabled for OTEL_SDK_DISABLED=true.
 	Mode string
 
 	// TracesEndpoint and MetricsEndpoint are Traces.Endpoint and
@@ -131,8 +191,15 @@ type Resolved struct {
 	CertificateFile, ClientCertFile, ClientKeyFile string
 	Timeout                                        time.Duration
 	Compression                                    string
-	// Protocol is always "grpc", the only OTLP transport built in.
+	// Protocol is the generic OTLP transport (OTEL_EXPORTER_OTLP_PROTOCOL):
+	// ProtocolGRPC or ProtocolHTTP. Each signal's is in Traces.Protocol
+	// and Metrics.Protocol.
 	Protocol string
+	// Sampler says which spans are recorded (OTEL_TRACES_SAMPLER and
+	// OTEL_TRACES_SAMPLER_ARG), in the variable's words, such as
+	// "parentbased_traceidratio 0.25".
+	Sampler string
+	sampler sdktrace.Sampler
 
 	// Traces and Metrics are the settings of each signal's exporter.
 	Traces, Metrics Exporter
@@ -146,6 +213,11 @@ type Resolved struct {
 
 	// OutputDir is where ModeFile writes.
 	OutputDir string
+	// Rotation bounds the files of ModeFile: see Config.
+	Rotation Rotation
+	// SpoolDir and SpoolMaxBytes: see Config.
+	SpoolDir      string
+	SpoolMaxBytes int64
 	// MetricInterval and MetricTimeout drive the periodic metric reader.
 	MetricInterval, MetricTimeout time.Duration
 	// Span batching (OTEL_BSP_*): the queue never blocks span.End; a full
@@ -159,6 +231,10 @@ type Resolved struct {
 	// plain words. They never contain header values.
 	Warnings []string
 }
+
+// SpoolTracesFile and SpoolMetricsFile return the spool's files.
+func (r Resolved) SpoolTracesFile() string  { return joinPath(r.SpoolDir, TracesFileName) }
+func (r Resolved) SpoolMetricsFile() string { return joinPath(r.SpoolDir, MetricsFileName) }
 
 // TracesFile and MetricsFile return the paths ModeFile writes.
 func (r Resolved) TracesFile() string  { return joinPath(r.OutputDir, TracesFileName) }
@@ -191,8 +267,9 @@ func resolve(cfg Config, getenv func(string) string) (Resolved, error) {
 	if r.OutputDir == "" {
 		r.OutputDir = DefaultOutputDir
 	}
-	if r.ShutdownTimeout == 0 {
-		r.ShutdownTimeout = DefaultShutdownTimeout
+	r.SpoolDir, r.SpoolMaxBytes, r.Rotation = cfg.SpoolDir, cfg.SpoolMaxBytes, cfg.Rotation
+	if r.SpoolMaxBytes == 0 {
+		r.SpoolMaxBytes = DefaultSpoolMaxBytes
 	}
 
 	r.ServiceName, r.ServiceVersion, r.ResourceAttrs = e.resource(cfg)
@@ -208,8 +285,23 @@ func resolve(cfg Config, getenv func(string) string) (Resolved, error) {
 		r.MetricTimeout = d
 	}
 	e.batch(&r)
+	r.Sampler, r.sampler = e.sampler()
 	if err := e.exporters(cfg, &r); err != nil {
 		return Resolved{}, err
+	}
+	if r.ShutdownTimeout == 0 {
+		r.ShutdownTimeout = DefaultShutdownTimeout
+		if r.Mode == ModeOTLP {
+			r.ShutdownTimeout = 0
+			for _, x := range []Exporter{r.Traces, r.Metrics} {
+				if x.Kind == KindOTLP {
+					r.ShutdownTimeout = max(r.ShutdownTimeout, x.Timeout)
+				}
+			}
+			// The last export may take its whole timeout: leave it time to
+			// finish, and to spool, before giving up on it.
+			r.ShutdownTimeout += shutdownMargin
+		}
 	}
 	if disabled, ok := e.boolean("OTEL_SDK_DISABLED"); ok && disabled {
 		r.Mode = ModeDisabled
@@ -223,11 +315,20 @@ func checkConfig(cfg Config) error {
 	if cfg.MetricInterval < 0 {
 		errs = append(errs, fmt.Errorf("telemetry: metric interval %v is negative", cfg.MetricInterval))
 	}
+	if cfg.Rotation.MaxBytes < 0 || cfg.Rotation.Backups < 0 {
+		errs = append(errs, fmt.Errorf("telemetry: file rotation %d bytes, %d backups: negative", cfg.Rotation.MaxBytes, cfg.Rotation.Backups))
+	}
+	if cfg.SpoolMaxBytes < 0 {
+		errs = append(errs, fmt.Errorf("telemetry: spool bound %d is negative", cfg.SpoolMaxBytes))
+	}
+	if cfg.ExportTimeout < 0 {
+		errs = append(errs, fmt.Errorf("telemetry: export timeout %v is negative", cfg.ExportTimeout))
+	}
 	if cfg.ShutdownTimeout < 0 {
 		errs = append(errs, fmt.Errorf("telemetry: shutdown timeout %v is negative", cfg.ShutdownTimeout))
 	}
 	if cfg.Endpoint != "" {
-		if _, err := parseEndpoint(cfg.Endpoint); err != nil {
+		if _, err := parseEndpoint(cfg.Endpoint, ProtocolHTTP); err != nil {
 			errs = append(errs, fmt.Errorf("telemetry: endpoint %s: %w", safeQuote(cfg.Endpoint), err))
 		}
 	}

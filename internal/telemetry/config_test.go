@@ -126,7 +126,11 @@ func TestResolveEnvironment(t *testing.T) {
 		// Service and resource.
 		{name: "OTEL_SERVICE_NAME", env: map[string]string{"OTEL_SERVICE_NAME": "bench"},
 			check: func(t *testing.T, r Resolved) { eq(t, r.ServiceName, "bench") }},
-		{name: "Config.ServiceName beats OTEL_SERVICE_NAME", cfg: Config{ServiceName: "cfg"}, env: map[string]string{"OTEL_SERVICE_NAME": "env"},
+		{name: "OTEL_SERVICE_NAME beats Config.ServiceName", cfg: Config{ServiceName: "cfg"}, env: map[string]string{"OTEL_SERVICE_NAME": "env"},
+			check: func(t *testing.T, r Resolved) { eq(t, r.ServiceName, "env") }},
+		{name: "service.name attribute beats Config.ServiceName", cfg: Config{ServiceName: "cfg"}, env: map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "service.name=attr"},
+			check: func(t *testing.T, r Resolved) { eq(t, r.ServiceName, "attr") }},
+		{name: "Config.ServiceName is the default", cfg: Config{ServiceName: "cfg"},
 			check: func(t *testing.T, r Resolved) { eq(t, r.ServiceName, "cfg") }},
 		{name: "service.name from OTEL_RESOURCE_ATTRIBUTES", env: map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "service.name=fromattrs,service.version=9"},
 			check: func(t *testing.T, r Resolved) { eq(t, r.ServiceName, "fromattrs"); eq(t, r.ServiceVersion, "9") }},
@@ -288,11 +292,96 @@ func TestResolveEnvironment(t *testing.T) {
 			warnings: []string{`OTEL_EXPORTER_OTLP_COMPRESSION="brotli" ignored: want gzip or none`}},
 		{name: "protocol grpc", env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
 			check: func(t *testing.T, r Resolved) { eq(t, r.Protocol, "grpc") }},
-		{name: "protocol http/protobuf warns, uses grpc", env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"},
-			check:    func(t *testing.T, r Resolved) { eq(t, r.Protocol, "grpc") },
-			warnings: []string{"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf: only OTLP over gRPC is built in"}},
-		{name: "signal protocol", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4317", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"},
-			warnings: []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json"}},
+		{name: "protocol http/protobuf", env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.Protocol, ProtocolHTTP)
+				eq(t, r.Traces.Protocol, ProtocolHTTP)
+				eq(t, r.TracesEndpoint, "c:4318")
+				eq(t, r.Traces.URLPath, "/v1/traces")
+				eq(t, r.Metrics.URLPath, "/v1/metrics")
+			}},
+		{name: "http generic endpoint path is a prefix", env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_ENDPOINT": "https://c:443/otlp/"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.TracesEndpoint, "c:443")
+				eq(t, r.Traces.URLPath, "/otlp/v1/traces")
+				eq(t, r.Metrics.URLPath, "/otlp/v1/metrics")
+			}},
+		{name: "http signal endpoint used as is", env: map[string]string{
+			"OTEL_EXPORTER_OTLP_PROTOCOL":         "http/protobuf",
+			"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT":  "http://t:4318/custom/traces",
+			"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://m:4318",
+		}, check: func(t *testing.T, r Resolved) {
+			eq(t, r.Traces.URLPath, "/custom/traces")
+			eq(t, r.Metrics.URLPath, "/")
+		}, warnings: []string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT has no URL path, so metrics are posted to /"}},
+		{name: "signal protocol", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/protobuf"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.Traces.Protocol, ProtocolGRPC)
+				eq(t, r.TracesEndpoint, "c:4317")
+				eq(t, r.Traces.URLPath, "")
+				eq(t, r.Metrics.Protocol, ProtocolHTTP)
+				eq(t, r.MetricsEndpoint, "c:4318")
+				eq(t, r.Metrics.URLPath, "/v1/metrics")
+			}},
+		{name: "http/json uses http/protobuf", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"},
+			check:    func(t *testing.T, r Resolved) { eq(t, r.Traces.Protocol, ProtocolHTTP) },
+			warnings: []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json: OTLP/HTTP with JSON bodies is not built in"}},
+		{name: "http default endpoint of the other signal", env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://t:4318/v1/traces"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.MetricsEndpoint, "localhost:4318")
+				eq(t, r.Metrics.URLPath, "/v1/metrics")
+			},
+			warnings: []string{"metrics go to the OTLP default http://localhost:4318"}},
+
+		// Exporters per signal and the sampler.
+		{name: "traces none, metrics console", env: map[string]string{"OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "Console"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.Traces.Kind, KindNone)
+				eq(t, r.Metrics.Kind, KindConsole)
+				eq(t, r.Mode, ModeConsole)
+			}},
+		{name: "traces none with an endpoint", env: map[string]string{"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.Traces.Kind, KindNone)
+				eq(t, r.TracesEndpoint, "")
+				eq(t, r.Metrics.Kind, KindOTLP)
+				eq(t, r.Mode, ModeOTLP)
+			}},
+		{name: "no endpoint: otlp means the file default", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_METRICS_EXPORTER": "none"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.Traces.Kind, KindFile)
+				eq(t, r.Metrics.Kind, KindNone)
+				eq(t, r.Mode, ModeFile)
+			}},
+		{name: "both none", env: map[string]string{"OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none"},
+			check: func(t *testing.T, r Resolved) { eq(t, r.Mode, ModeNone) }},
+		{name: "exporter list and unknown exporter", env: map[string]string{"OTEL_TRACES_EXPORTER": "console,otlp", "OTEL_METRICS_EXPORTER": "prometheus"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.Traces.Kind, KindConsole)
+				eq(t, r.Metrics.Kind, KindFile)
+			},
+			warnings: []string{`OTEL_TRACES_EXPORTER="console,otlp": one exporter per signal is built in, so only console is used`, `OTEL_METRICS_EXPORTER="prometheus" ignored: want otlp, console or none`}},
+		{name: "default sampler", check: func(t *testing.T, r Resolved) { eq(t, r.Sampler, "parentbased_always_on") }},
+		{name: "sampler ratio", env: map[string]string{"OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.25"},
+			check: func(t *testing.T, r Resolved) { eq(t, r.Sampler, "traceidratio 0.25") }},
+		{name: "bad sampler and arg", env: map[string]string{"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "2"},
+			check:    func(t *testing.T, r Resolved) { eq(t, r.Sampler, "parentbased_traceidratio 1") },
+			warnings: []string{`OTEL_TRACES_SAMPLER_ARG="2" ignored: want a ratio between 0 and 1`}},
+		{name: "unsupported sampler", env: map[string]string{"OTEL_TRACES_SAMPLER": "jaeger_remote"},
+			check:    func(t *testing.T, r Resolved) { eq(t, r.Sampler, "parentbased_always_on") },
+			warnings: []string{`OTEL_TRACES_SAMPLER="jaeger_remote" ignored`}},
+
+		// Export and shutdown timeouts.
+		{name: "shutdown bounded by the export timeout", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT": "1000", "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT": "1500"},
+			check: func(t *testing.T, r Resolved) { eq(t, r.ShutdownTimeout, 2*time.Second) }},
+		{name: "Config.ExportTimeout beats the environment", cfg: Config{ExportTimeout: 2 * time.Second}, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT": "1000", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "500"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.Traces.Timeout, 2*time.Second)
+				eq(t, r.Metrics.Timeout, 2*time.Second)
+				eq(t, r.ShutdownTimeout, 2500*time.Millisecond)
+			}},
+		{name: "file mode keeps the default shutdown bound", env: map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "1000"},
+			check: func(t *testing.T, r Resolved) { eq(t, r.ShutdownTimeout, DefaultShutdownTimeout) }},
 		{name: "bad protocol", env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "carrier-pigeon"},
 			warnings: []string{`OTEL_EXPORTER_OTLP_PROTOCOL="carrier-pigeon" ignored`}},
 		{name: "bad INSECURE", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "c.example:4317", "OTEL_EXPORTER_OTLP_INSECURE": "yes"},

@@ -12,17 +12,20 @@ import (
 func (r Resolved) Describe() []string {
 	var lines []string
 	add := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
-	switch r.Mode {
-	case ModeDisabled:
+	if r.Mode == ModeDisabled {
 		add("mode: disabled (OTEL_SDK_DISABLED=true): no traces or metrics are recorded")
-	case ModeFile:
-		add("mode: file, the embedded default (no OTLP endpoint configured; set OTEL_EXPORTER_OTLP_ENDPOINT to send to a collector)")
-		add("traces: appended to %s as OTLP/JSON lines", r.TracesFile())
-		add("metrics: appended to %s as OTLP/JSON lines, every %s", r.MetricsFile(), durationText(r.MetricInterval))
-	default:
-		add("mode: otlp (OTLP over gRPC)")
-		add("traces: %s", r.Traces.describe())
-		add("metrics: %s, every %s", r.Metrics.describe(), durationText(r.MetricInterval))
+	} else {
+		switch r.Mode {
+		case ModeFile:
+			add("mode: file, the embedded default (no OTLP endpoint configured; set OTEL_EXPORTER_OTLP_ENDPOINT to send to a collector)")
+		case ModeOTLP:
+			add("mode: otlp (sent to a collector)")
+		default:
+			add("mode: %s (no collector, no files)", r.Mode)
+		}
+		add("traces: %s", r.Traces.describe("traces", r.TracesFile()))
+		add("metrics: %s, every %s", r.Metrics.describe("metrics", r.MetricsFile()), durationText(r.MetricInterval))
+		add("sampler: %s", r.Sampler)
 	}
 	service := r.ServiceName
 	if r.ServiceVersion != "" {
@@ -44,7 +47,13 @@ func (r Resolved) Describe() []string {
 	if r.Mode != ModeDisabled {
 		add("spans: queue of %d (a full queue drops and counts, never blocks), batches of %d every %s, export timeout %s",
 			r.SpanQueueSize, r.SpanBatchSize, durationText(r.SpanScheduleDelay), durationText(r.SpanExportTimeout))
-		add("shutdown: bounded by %s", durationText(r.ShutdownTimeout))
+		add("shutdown: bounded by %s (a dead collector delays exit by no more than this)", durationText(r.ShutdownTimeout))
+		if r.SpoolDir != "" && r.Mode == ModeOTLP {
+			add("spool: exports that fail go to %s (at most %s), for ortel replay", r.SpoolDir, bytesText(r.SpoolMaxBytes))
+		}
+	}
+	if r.Mode == ModeFile && r.Rotation.MaxBytes > 0 {
+		add("files: rotated at %s, keeping the %d newest of each (name-TIME.jsonl)", bytesText(r.Rotation.MaxBytes), max(1, r.Rotation.Backups))
 	}
 	for _, w := range r.Warnings {
 		add("warning: %s", w)
@@ -52,10 +61,28 @@ func (r Resolved) Describe() []string {
 	return lines
 }
 
-// describe is one exporter's line: where, how secured, headers by name.
-func (x Exporter) describe() string {
+// describe is one exporter's line: what it does with the signal, and for
+// OTLP where, how secured, headers by name.
+func (x Exporter) describe(signal, file string) string {
+	upper := strings.ToUpper(signal)
+	switch x.Kind {
+	case KindNone:
+		return fmt.Sprintf("not exported (OTEL_%s_EXPORTER=none)", upper)
+	case KindConsole:
+		return fmt.Sprintf("printed on standard output as OTLP/JSON lines (OTEL_%s_EXPORTER=console)", upper)
+	case KindFile:
+		return fmt.Sprintf("appended to %s as OTLP/JSON lines", file)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "grpc to %s", x.Endpoint)
+	if x.Protocol == ProtocolHTTP {
+		scheme := "https"
+		if x.Insecure {
+			scheme = "http"
+		}
+		fmt.Fprintf(&b, "otlp http/protobuf, POST %s://%s%s", scheme, x.Endpoint, x.URLPath)
+	} else {
+		fmt.Fprintf(&b, "otlp grpc to %s", x.Endpoint)
+	}
 	if x.Insecure {
 		b.WriteString(" (plaintext)")
 	} else {
@@ -74,4 +101,26 @@ func (x Exporter) describe() string {
 	}
 	fmt.Fprintf(&b, ", timeout %s, compression %s", durationText(x.Timeout), x.Compression)
 	return b.String()
+}
+
+// Where says briefly where the signal goes: "grpc host:port",
+// "http://host:port/v1/traces", "standard output", "the file" or
+// "nowhere (none)".
+func (x Exporter) Where() string {
+	switch x.Kind {
+	case KindNone:
+		return "nowhere (exporter none)"
+	case KindConsole:
+		return "standard output"
+	case KindFile:
+		return "a file"
+	}
+	if x.Protocol == ProtocolHTTP {
+		scheme := "https"
+		if x.Insecure {
+			scheme = "http"
+		}
+		return scheme + "://" + x.Endpoint + x.URLPath
+	}
+	return "grpc " + x.Endpoint
 }

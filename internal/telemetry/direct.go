@@ -3,6 +3,7 @@ package telemetry
 import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 )
 
@@ -14,9 +15,15 @@ import (
 // Resource returns the resource the providers describe the process with.
 func (t *Telemetry) Resource() *resource.Resource { return t.res }
 
-// TraceClient returns an OTLP/gRPC trace client for r's trace exporter
-// settings (endpoint, TLS, headers, timeout, compression), with the
+// TraceClient returns an OTLP trace client for r's trace exporter settings
+// (protocol, endpoint, TLS, headers, timeout, compression), with the
 // exporter's retries on. It is not started. Meaningful in ModeOTLP.
-func (r Resolved) TraceClient() otlptrace.Client {
-	return otlptracegrpc.NewClient(traceOptions(r.Traces)...)
+func (r Resolved) TraceClient() otlptrace.Client { return traceClient(r.Traces) }
+
+// traceClient returns the OTLP trace client of x's protocol, not started.
+func traceClient(x Exporter) otlptrace.Client {
+	if x.Protocol == ProtocolHTTP {
+		return otlptracehttp.NewClient(traceHTTPOptions(x)...)
+	}
+	return otlptracegrpc.NewClient(traceOptions(x)...)
 }

@@ -7,11 +7,19 @@
 //
 // With an OTLP endpoint configured (Config.Endpoint or
 // OTEL_EXPORTER_OTLP_ENDPOINT and its _TRACES_/_METRICS_ variants) traces
-// and metrics are sent over OTLP/gRPC. Without one, the embedded default
-// appends them to <OutputDir>/traces.jsonl and <OutputDir>/metrics.jsonl in
-// the OTLP/JSON lines format (package otlpjson), which any OpenTelemetry
-// Collector replays with its otlpjsonfile receiver. OTEL_SDK_DISABLED=true
+// and metrics are sent over OTLP, gRPC or http/protobuf per signal, through
+// the official exporters. Without one, the embedded default appends them to
+// <OutputDir>/traces.jsonl and <OutputDir>/metrics.jsonl in the OTLP/JSON
+// lines format (package otlpjson), which any OpenTelemetry Collector
+// replays with its otlpjsonfile receiver, optionally rotated
+// (Config.Rotation). OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER=console
+// prints a signal as OTLP/JSON lines, =none drops it; OTEL_SDK_DISABLED=true
 // turns everything off.
+//
+// With Config.SpoolDir, what an OTLP export fails to deliver is appended to
+// the spool (OTLP/JSON lines, bounded by Config.SpoolMaxBytes) instead of
+// being dropped; Replay sends a spool, or any OTLP/JSON lines file, to the
+// collector once per record.
 //
 // Resolve reads the environment without side effects; Resolved.Describe
 // prints what will be used, for `ortel doctor`. A bad environment value
@@ -26,7 +34,9 @@
 //	OTEL_EXPORTER_OTLP_CERTIFICATE, _CLIENT_CERTIFICATE, _CLIENT_KEY (+signal)
 //	OTEL_EXPORTER_OTLP_TIMEOUT (+signal)                milliseconds, default 10000
 //	OTEL_EXPORTER_OTLP_COMPRESSION (+signal)            gzip or none
-//	OTEL_EXPORTER_OTLP_PROTOCOL (+signal)               grpc (http/* warn and use grpc)
+//	OTEL_EXPORTER_OTLP_PROTOCOL (+signal)               grpc (default) or http/protobuf (http/json: warned, http/protobuf)
+//	OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER         otlp (default), console or none
+//	OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG        always_on, always_off, traceidratio, parentbased_* (default parentbased_always_on)
 //	OTEL_METRIC_EXPORT_INTERVAL, _TIMEOUT               milliseconds
 //	OTEL_BSP_MAX_QUEUE_SIZE (default 65536), OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
 //	OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_EXPORT_TIMEOUT
@@ -38,9 +48,11 @@
 // the queue is full (a collector down or slow for long) the span is dropped
 // and counted, never waited for. Metric instruments only aggregate; exports
 // run on the periodic reader's goroutine. Stats reports spans ended,
-// exported, dropped and pending, and metric export failures; Shutdown
-// abandons exports still in flight when its time is up and reports the
-// drops in its error. Stats.Lost says, one line per signal, what never
+// exported, spooled, dropped and pending, and metric export failures;
+// Shutdown, bounded by the export timeout plus 500ms (a dead collector
+// delays exit by little more than OTEL_EXPORTER_OTLP_TIMEOUT), abandons
+// exports still in flight when its time is up, spools or drops them, and
+// reports the drops in its error, each signal with its own last error. Stats.Lost says, one line per signal, what never
 // reached the collector (metrics only when the last export failed: they
 // are cumulative).
 //

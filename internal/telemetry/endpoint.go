@@ -13,17 +13,19 @@ import (
 	"time"
 )
 
-// endpoint is a parsed OTLP/gRPC endpoint.
+// endpoint is a parsed OTLP endpoint.
 type endpoint struct {
 	hostPort string
 	scheme   string // "http", "https" or "" (none given)
+	path     string // the URL path, "" when none was given
 	notes    []string
 }
 
-// parseEndpoint accepts "http://host:port", "https://host:port",
-// "host:port" and "host" (port 4317). A URL path is ignored with a note,
-// as are credentials in the URL.
-func parseEndpoint(raw string) (endpoint, error) {
+// parseEndpoint accepts "http://host:port/path", "https://host:port/path",
+// "host:port" and "host" (the protocol's default port: 4317 for grpc, 4318
+// for http/protobuf). Over gRPC a URL path is ignored with a note;
+// credentials in the URL always are.
+func parseEndpoint(raw, protocol string) (endpoint, error) {
 	var ep endpoint
 	host, port := "", ""
 	if strings.Contains(raw, "://") {
@@ -41,7 +43,11 @@ func parseEndpoint(raw string) (endpoint, error) {
 			ep.notes = append(ep.notes, "credentials in the endpoint URL are ignored: put them in OTEL_EXPORTER_OTLP_HEADERS")
 		}
 		if u.Path != "" && u.Path != "/" {
-			ep.notes = append(ep.notes, fmt.Sprintf("URL path %q ignored: OTLP/gRPC has no path (is this an OTLP/HTTP endpoint?)", u.Path))
+			if protocol == ProtocolGRPC {
+				ep.notes = append(ep.notes, fmt.Sprintf("URL path %q ignored: OTLP/gRPC has no path (is this an OTLP/HTTP endpoint? then set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)", u.Path))
+			} else {
+				ep.path = u.Path
+			}
 		}
 		host, port = u.Hostname(), u.Port()
 	} else {
@@ -58,13 +64,24 @@ func parseEndpoint(raw string) (endpoint, error) {
 		return ep, errors.New("no host")
 	}
 	if port == "" {
-		port = "4317"
+		port = defaultPort(protocol)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return ep, fmt.Errorf("port %q is not a number between 1 and 65535", port)
 	}
 	ep.hostPort = net.JoinHostPort(host, port)
+	if _, _, err := net.SplitHostPort(ep.hostPort); err != nil || strings.ContainsAny(host, "[]") {
+		return ep, fmt.Errorf("host %q is not a valid host name or address", host)
+	}
 	return ep, nil
+}
+
+// defaultPort is the collector's usual port for protocol.
+func defaultPort(protocol string) string {
+	if protocol == ProtocolHTTP {
+		return "4318"
+	}
+	return "4317"
 }
 
 // isLoopback reports whether hostPort names this machine.
@@ -89,19 +106,32 @@ func signalVar(signal, suffix string) string {
 // exporters resolves both signals' exporter settings and the mode.
 func (e *env) exporters(cfg Config, r *Resolved) error {
 	// The generic settings.
+	r.Protocol = e.protocol(envPrefix+"PROTOCOL", DefaultProtocol)
+	genericRaw, genericVar := cfg.Endpoint, "the endpoint flag"
+	if genericRaw == "" {
+		genericRaw, genericVar = e.lookup(envPrefix+"ENDPOINT"), envPrefix+"ENDPOINT"
+	}
+	// The generic endpoint, read as the generic protocol's, for the
+	// generic fields of Resolved and to say whether one is configured.
 	var generic *endpoint
-	if cfg.Endpoint != "" {
-		ep, err := parseEndpoint(cfg.Endpoint)
-		if err != nil {
+	if genericRaw != "" {
+		ep, err := parseEndpoint(genericRaw, r.Protocol)
+		switch {
+		case err != nil && cfg.Endpoint != "":
 			return err // checked by checkConfig already
+		case err != nil:
+			e.warnf("%s=%s ignored: %v", genericVar, safeQuote(genericRaw), err)
+			genericRaw = ""
+		default:
+			generic = &ep
 		}
-		generic = &ep
-	} else {
-		generic = e.endpoint(envPrefix + "ENDPOINT")
 	}
 	r.Timeout = DefaultExportTimeout
 	if d, ok := e.millis(envPrefix + "TIMEOUT"); ok {
 		r.Timeout = d
+	}
+	if cfg.ExportTimeout > 0 {
+		r.Timeout = cfg.ExportTimeout
 	}
 	r.Compression = e.compression(envPrefix+"COMPRESSION", compressionNone)
 	if h, ok := e.headers(envPrefix + "HEADERS"); ok {
@@ -115,81 +145,50 @@ func (e *env) exporters(cfg Config, r *Resolved) error {
 	r.CertificateFile = e.lookup(envPrefix + "CERTIFICATE")
 	r.ClientCertFile = e.lookup(envPrefix + "CLIENT_CERTIFICATE")
 	r.ClientKeyFile = e.lookup(envPrefix + "CLIENT_KEY")
-	e.protocol(envPrefix + "PROTOCOL")
 
-	var eps [2]*endpoint
-	for i, signal := range []string{"traces", "metrics"} {
-		ep := generic
+	// Each signal's exporter kind, protocol and endpoint.
+	signals := [2]string{"traces", "metrics"}
+	var kinds, protocols, raws [2]string
+	var specific [2]bool
+	anyEndpoint := false
+	for i, signal := range signals {
+		kinds[i] = e.exporterKind(signal)
+		protocols[i] = e.protocol(signalVar(signal, "PROTOCOL"), r.Protocol)
+		raws[i] = genericRaw
 		if cfg.Endpoint == "" {
-			if sep := e.endpoint(signalVar(signal, "ENDPOINT")); sep != nil {
-				ep = sep
+			name := signalVar(signal, "ENDPOINT")
+			if v := e.lookup(name); v != "" {
+				if _, err := parseEndpoint(v, protocols[i]); err != nil {
+					e.warnf("%s=%s ignored: %v", name, safeQuote(v), err)
+				} else {
+					raws[i], specific[i] = v, true
+				}
 			}
 		}
-		eps[i] = ep
+		if kinds[i] == KindOTLP && raws[i] != "" {
+			anyEndpoint = true
+		}
 	}
-	if eps[0] == nil && eps[1] == nil {
-		r.Mode = ModeFile
-		e.warnUnusedTLSFiles(r)
-		return nil
-	}
-	r.Mode = ModeOTLP
+
 	hinted := map[string]bool{} // loopback endpoints already warned about
-	for i, signal := range []string{"traces", "metrics"} {
-		x := Exporter{
-			Timeout:         r.Timeout,
-			Compression:     r.Compression,
-			Headers:         r.Headers,
-			CertificateFile: r.CertificateFile,
-			ClientCertFile:  r.ClientCertFile,
-			ClientKeyFile:   r.ClientKeyFile,
-		}
-		ep := eps[i]
-		if ep == nil {
-			def, _ := parseEndpoint(defaultOTLPEndpoint)
-			ep = &def
-			other := "OTEL_EXPORTER_OTLP_ENDPOINT"
-			e.warnf("%s is not set and neither is %s: %s go to the OTLP default %s",
-				signalVar(signal, "ENDPOINT"), other, signal, defaultOTLPEndpoint)
-		}
-		for _, n := range ep.notes {
-			e.warnf("%s endpoint: %s", signal, n)
-		}
-		x.Endpoint = ep.hostPort
-		insecure, insecureSet := genericInsecure, genericInsecureSet
-		if b, ok := e.boolean(signalVar(signal, "INSECURE")); ok {
-			insecure, insecureSet = b, true
-		}
-		switch ep.scheme {
-		case "http":
-			x.Insecure = true
-		case "https":
-			x.Insecure = false
+	for i, signal := range signals {
+		x := Exporter{Kind: kinds[i]}
+		switch {
+		case x.Kind != KindOTLP:
+		case !anyEndpoint:
+			// The embedded default: no collector configured.
+			x.Kind = KindFile
 		default:
-			x.Insecure = insecure
-			if !insecure && !insecureSet && isLoopback(ep.hostPort) && !hinted[ep.hostPort] {
-				hinted[ep.hostPort] = true
-				e.warnf("endpoint %s has no scheme, so it uses TLS; a local collector usually listens in plaintext: write http://%s or set OTEL_EXPORTER_OTLP_INSECURE=true",
-					ep.hostPort, ep.hostPort)
+			x.Protocol = protocols[i]
+			x.Timeout = r.Timeout
+			x.Compression = r.Compression
+			x.Headers = r.Headers
+			x.CertificateFile, x.ClientCertFile, x.ClientKeyFile = r.CertificateFile, r.ClientCertFile, r.ClientKeyFile
+			e.otlpExporter(signal, raws[i], specific[i], genericInsecure, genericInsecureSet, hinted, &x)
+			if cfg.ExportTimeout > 0 {
+				x.Timeout = cfg.ExportTimeout
 			}
 		}
-		if d, ok := e.millis(signalVar(signal, "TIMEOUT")); ok {
-			x.Timeout = d
-		}
-		x.Compression = e.compression(signalVar(signal, "COMPRESSION"), x.Compression)
-		if h, ok := e.headers(signalVar(signal, "HEADERS")); ok {
-			x.Headers = h
-		}
-		if v := e.lookup(signalVar(signal, "CERTIFICATE")); v != "" {
-			x.CertificateFile = v
-		}
-		if v := e.lookup(signalVar(signal, "CLIENT_CERTIFICATE")); v != "" {
-			x.ClientCertFile = v
-		}
-		if v := e.lookup(signalVar(signal, "CLIENT_KEY")); v != "" {
-			x.ClientKeyFile = v
-		}
-		e.protocol(signalVar(signal, "PROTOCOL"))
-		e.tlsConfig(signal, &x)
 		if i == 0 {
 			r.Traces = x
 		} else {
@@ -197,21 +196,104 @@ func (e *env) exporters(cfg Config, r *Resolved) error {
 		}
 	}
 	r.TracesEndpoint, r.MetricsEndpoint = r.Traces.Endpoint, r.Metrics.Endpoint
+	switch {
+	case r.Traces.Kind == KindOTLP || r.Metrics.Kind == KindOTLP:
+		r.Mode = ModeOTLP
+	case r.Traces.Kind == KindFile || r.Metrics.Kind == KindFile:
+		r.Mode = ModeFile
+		e.warnUnusedTLSFiles(r)
+	case r.Traces.Kind == KindConsole || r.Metrics.Kind == KindConsole:
+		r.Mode = ModeConsole
+	default:
+		r.Mode = ModeNone
+	}
 	return nil
 }
 
-// endpoint reads and parses one endpoint variable; nil when unset or bad.
-func (e *env) endpoint(name string) *endpoint {
-	v := e.lookup(name)
+// otlpExporter fills in x, an OTLP exporter of signal whose endpoint is raw
+// ("" when only the other signal has one), specific when it came from the
+// signal's own variable.
+func (e *env) otlpExporter(signal, raw string, specific, genericInsecure, genericInsecureSet bool, hinted map[string]bool, x *Exporter) {
+	if raw == "" {
+		raw = "http://localhost:" + defaultPort(x.Protocol)
+		e.warnf("%s is not set and neither is OTEL_EXPORTER_OTLP_ENDPOINT: %s go to the OTLP default %s",
+			signalVar(signal, "ENDPOINT"), signal, raw)
+	}
+	ep, _ := parseEndpoint(raw, x.Protocol) // checked by exporters
+	for _, n := range ep.notes {
+		e.warnf("%s endpoint: %s", signal, n)
+	}
+	x.Endpoint = ep.hostPort
+	if x.Protocol == ProtocolHTTP {
+		// The specification: a signal's own endpoint is used as it is; the
+		// generic one gets the signal's path appended.
+		switch {
+		case specific && ep.path == "":
+			x.URLPath = "/"
+			e.warnf("%s has no URL path, so %s are posted to / as the OTLP specification says; a collector listens on /v1/%s",
+				signalVar(signal, "ENDPOINT"), signal, signal)
+		case specific:
+			x.URLPath = ep.path
+		default:
+			x.URLPath = strings.TrimSuffix(ep.path, "/") + "/v1/" + signal
+		}
+	}
+	insecure, insecureSet := genericInsecure, genericInsecureSet
+	if b, ok := e.boolean(signalVar(signal, "INSECURE")); ok {
+		insecure, insecureSet = b, true
+	}
+	switch ep.scheme {
+	case "http":
+		x.Insecure = true
+	case "https":
+		x.Insecure = false
+	default:
+		x.Insecure = insecure
+		if !insecure && !insecureSet && isLoopback(ep.hostPort) && !hinted[ep.hostPort] {
+			hinted[ep.hostPort] = true
+			e.warnf("endpoint %s has no scheme, so it uses TLS; a local collector usually listens in plaintext: write http://%s or set OTEL_EXPORTER_OTLP_INSECURE=true",
+				ep.hostPort, ep.hostPort)
+		}
+	}
+	if d, ok := e.millis(signalVar(signal, "TIMEOUT")); ok {
+		x.Timeout = d
+	}
+	x.Compression = e.compression(signalVar(signal, "COMPRESSION"), x.Compression)
+	if h, ok := e.headers(signalVar(signal, "HEADERS")); ok {
+		x.Headers = h
+	}
+	if v := e.lookup(signalVar(signal, "CERTIFICATE")); v != "" {
+		x.CertificateFile = v
+	}
+	if v := e.lookup(signalVar(signal, "CLIENT_CERTIFICATE")); v != "" {
+		x.ClientCertFile = v
+	}
+	if v := e.lookup(signalVar(signal, "CLIENT_KEY")); v != "" {
+		x.ClientKeyFile = v
+	}
+	e.tlsConfig(signal, x)
+}
+
+// exporterKind reads OTEL_TRACES_EXPORTER or OTEL_METRICS_EXPORTER: otlp
+// (the default), console or none. One exporter per signal is built in.
+func (e *env) exporterKind(signal string) string {
+	name := "OTEL_" + strings.ToUpper(signal) + "_EXPORTER"
+	v := strings.ToLower(e.lookup(name))
 	if v == "" {
-		return nil
+		return KindOTLP
 	}
-	ep, err := parseEndpoint(v)
-	if err != nil {
-		e.warnf("%s=%s ignored: %v", name, safeQuote(v), err)
-		return nil
+	first, rest, many := strings.Cut(v, ",")
+	first = strings.TrimSpace(first)
+	switch first {
+	case KindOTLP, KindConsole, KindNone:
+	default:
+		e.warnf("%s=%s ignored: want otlp, console or none", name, safeQuote(v))
+		return KindOTLP
 	}
-	return &ep
+	if many && strings.TrimSpace(rest) != "" {
+		e.warnf("%s=%s: one exporter per signal is built in, so only %s is used", name, safeQuote(v), first)
+	}
+	return first
 }
 
 func (e *env) compression(name, def string) string {
@@ -226,14 +308,21 @@ func (e *env) compression(name, def string) string {
 	}
 }
 
-// protocol checks a protocol variable: only grpc is built in.
-func (e *env) protocol(name string) {
-	switch v := e.lookup(name); v {
-	case "", "grpc":
-	case "http/protobuf", "http/json":
-		e.warnf("%s=%s: only OTLP over gRPC is built in, so gRPC is used (point the endpoint at the collector's gRPC port, usually 4317)", name, v)
+// protocol reads a protocol variable: grpc or http/protobuf. http/json is
+// not built in: http/protobuf, which every OTLP/HTTP receiver also takes,
+// is used instead.
+func (e *env) protocol(name, def string) string {
+	switch v := strings.ToLower(e.lookup(name)); v {
+	case "":
+		return def
+	case ProtocolGRPC, ProtocolHTTP:
+		return v
+	case "http/json":
+		e.warnf("%s=http/json: OTLP/HTTP with JSON bodies is not built in, so http/protobuf is used (same port and paths)", name)
+		return ProtocolHTTP
 	default:
-		e.warnf("%s=%s ignored: want grpc (http/protobuf and http/json are not built in)", name, safeQuote(v))
+		e.warnf("%s=%s ignored: want grpc or http/protobuf", name, safeQuote(v))
+		return def
 	}
 }
 

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"net"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestParseEndpoint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			ep, err := parseEndpoint(tt.in)
+			ep, err := parseEndpoint(tt.in, ProtocolGRPC)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want %q", err, tt.wantErr)
@@ -77,4 +78,26 @@ func TestDurationText(t *testing.T) {
 			t.Errorf("durationText(%s) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+// FuzzParseEndpoint: any endpoint text parses or fails with an error,
+// never panics; what parses is a valid host:port.
+func FuzzParseEndpoint(f *testing.F) {
+	for _, s := range []string{"http://c:4317", "https://otel.example.com/otlp/", "c", "[::1]:4318", "http://u:p@c/v1/traces", "ftp://x", "c:99999", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, p := range []string{ProtocolGRPC, ProtocolHTTP} {
+			ep, err := parseEndpoint(raw, p)
+			if err != nil {
+				continue
+			}
+			if _, _, err := net.SplitHostPort(ep.hostPort); err != nil {
+				t.Fatalf("parseEndpoint(%q, %s) = %q, not host:port: %v", raw, p, ep.hostPort, err)
+			}
+			if p == ProtocolGRPC && ep.path != "" {
+				t.Fatalf("gRPC endpoint %q kept path %q", raw, ep.path)
+			}
+		}
+	})
 }

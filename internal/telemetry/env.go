@@ -103,12 +103,14 @@ func (e *env) resource(cfg Config) (name, version string, attrs []attribute.KeyV
 			version = kv.Value.AsString()
 		}
 	}
-	name = cfg.ServiceName
-	if name == "" {
-		name = e.lookup("OTEL_SERVICE_NAME")
-	}
+	// The environment wins over the program's default name: a user running
+	// the same program twice names each run.
+	name = e.lookup("OTEL_SERVICE_NAME")
 	if name == "" {
 		name = envService
+	}
+	if name == "" {
+		name = cfg.ServiceName
 	}
 	if name == "" {
 		name = DefaultServiceName

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ortel-dev/ortel/internal/otlptest"
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
@@ -48,7 +49,7 @@ func ExampleResolve() {
 	fmt.Println(r.Describe()[0])
 	// Output:
 	// otlp collector:4317 true
-	// mode: otlp (OTLP over gRPC)
+	// mode: otlp (sent to a collector)
 }
 
 // A program passes what it prints through the Redactor of its environment,
@@ -60,4 +61,49 @@ func ExampleRedactorFromEnv() {
 	// Output:
 	// parse headers: "input"="<redacted>"
 	// token <redacted> in base64
+}
+
+// Replay sends an OTLP/JSON lines file — here the embedded default's
+// traces.jsonl — to a collector, once: a second replay sends nothing.
+func ExampleReplay() {
+	dir, err := os.MkdirTemp("", "ortel-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	tel, err := telemetry.Setup(ctx, telemetry.Config{OutputDir: dir})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, span := tel.TracerProvider.Tracer("example").Start(ctx, "work")
+	span.End()
+	_ = tel.Shutdown(ctx)
+
+	collector, err := otlptest.Start()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer collector.Close()
+	r, err := telemetry.Resolve(telemetry.Config{Endpoint: "http://" + collector.Endpoint()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for range 2 {
+		res, err := telemetry.Replay(ctx, r, tel.Resolved.TracesFile())
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("sent %d %s records, %d earlier\n", res.Sent, res.Signal, res.Earlier)
+	}
+	fmt.Println(len(collector.Spans()), "span received")
+	// Output:
+	// sent 1 traces records, 0 earlier
+	// sent 0 traces records, 1 earlier
+	// 1 span received
 }

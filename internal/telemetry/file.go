@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -29,9 +30,19 @@ type fileSink struct {
 	path string
 
 	mu     sync.Mutex
-	f      *os.File
+	f      *os.File // nil for the console sink
 	w      *otlpjson.Writer
 	closed bool
+
+	rot Rotation
+	cw  *countingWriter // nil without rotation
+}
+
+// consoleSink writes OTLP/JSON lines to w, shared by both signals'
+// console exporters so their lines never interleave. Closing it only
+// flushes: w is not ours to close.
+func consoleSink(w io.Writer) *fileSink {
+	return &fileSink{path: "standard output", w: otlpjson.NewWriter(w)}
 }
 
 // openSink opens path for appending, creating it and its folder.
@@ -64,6 +75,9 @@ func (s *fileSink) write(ctx context.Context, write func(*otlpjson.Writer) error
 	if err := s.w.Flush(); err != nil {
 		return fmt.Errorf("write %s: %w", s.path, err)
 	}
+	if err := s.rotateIfFull(); err != nil {
+		return fmt.Errorf("telemetry: %w (the export was written)", err)
+	}
 	return nil
 }
 
@@ -72,6 +86,12 @@ func (s *fileSink) close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
+		return nil
+	}
+	if s.f == nil {
+		if err := s.w.Flush(); err != nil {
+			return fmt.Errorf("write %s: %w", s.path, err)
+		}
 		return nil
 	}
 	s.closed = true

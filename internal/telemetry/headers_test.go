@@ -58,7 +58,7 @@ func TestHeaderValuesNeverPrinted(t *testing.T) {
 		"exporter %+v":  fmt.Sprintf("%+v", r.Traces),
 		"pointer %+v":   fmt.Sprintf("%+v", &r),
 		"println":       fmt.Sprintln(r.Traces.Headers, r.Metrics),
-		"describe line": r.Traces.describe(),
+		"describe line": r.Traces.describe("traces", ""),
 	}
 	hexSecret := fmt.Sprintf("%x", secret)
 	for name, out := range outputs {

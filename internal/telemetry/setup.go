@@ -5,12 +5,16 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -34,6 +38,7 @@ type Telemetry struct {
 	exportersDone []<-chan struct{}  // closed as each exporter finishes shutting down
 	files         []string
 	res           *resource.Resource
+	spools        [2]*spool // traces, metrics; nil without a spool
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -68,72 +73,120 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		return t, nil
 	}
 
-	spanExp, metricExp, err := t.exporters(ctx, r)
+	console := cfg.Console
+	if console == nil {
+		console = os.Stdout
+	}
+	if r.SpoolDir != "" {
+		used := &spoolUsage{}
+		for i, x := range []Exporter{r.Traces, r.Metrics} {
+			if x.Kind == KindOTLP {
+				t.spools[i] = &spool{path: [2]string{r.SpoolTracesFile(), r.SpoolMetricsFile()}[i], maxBytes: r.SpoolMaxBytes, used: used}
+			}
+		}
+	}
+	spanExp, metricExp, err := t.exporters(ctx, r, console)
 	if err != nil {
 		abort()
 		return nil, err
 	}
 
-	cse := &countingSpanExporter{next: spanExp, stats: t.stats, abort: abortCtx, done: make(chan struct{})}
-	cme := &countingMetricExporter{next: metricExp, stats: t.stats, abort: abortCtx, done: make(chan struct{})}
-	t.exportersDone = []<-chan struct{}{cse.done, cme.done}
-	// spanbatch, not the SDK's batcher: the SDK's wakes its goroutine for
-	// every span, which next to a short Run costs more CPU than the span
-	// (issue 11: +47% vs +10% per traced Silero VAD Run).
-	bsp := spanbatch.New(cse, spanbatch.Options{
-		MaxQueueSize:       r.SpanQueueSize + queueSlack,
-		MaxExportBatchSize: r.SpanBatchSize,
-		ScheduleDelay:      r.SpanScheduleDelay,
-		ExportTimeout:      r.SpanExportTimeout,
-	})
-	t.TracerProvider = sdktrace.NewTracerProvider(
-		sdktrace.WithResource(res),
-		sdktrace.WithSpanProcessor(&countingProcessor{next: bsp, stats: t.stats, limit: int64(r.SpanQueueSize)}),
-	)
-	reader := sdkmetric.NewPeriodicReader(
-		cme,
-		sdkmetric.WithInterval(r.MetricInterval),
-		sdkmetric.WithTimeout(r.MetricTimeout),
-	)
-	t.MeterProvider = sdkmetric.NewMeterProvider(
-		sdkmetric.WithResource(res),
-		sdkmetric.WithReader(reader),
-		sdkmetric.WithView(cfg.Views...),
-	)
+	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(r.sampler)}
+	if spanExp != nil {
+		cse := &countingSpanExporter{next: spanExp, stats: t.stats, abort: abortCtx, done: make(chan struct{}), spooling: t.spools[0] != nil}
+		t.exportersDone = append(t.exportersDone, cse.done)
+		// spanbatch, not the SDK's batcher: the SDK's wakes its goroutine
+		// for every span, which next to a short Run costs more CPU than the
+		// span (issue 11: +47% vs +10% per traced Silero VAD Run).
+		bsp := spanbatch.New(cse, spanbatch.Options{
+			MaxQueueSize:       r.SpanQueueSize + queueSlack,
+			MaxExportBatchSize: r.SpanBatchSize,
+			ScheduleDelay:      r.SpanScheduleDelay,
+			ExportTimeout:      r.SpanExportTimeout,
+		})
+		tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(&countingProcessor{next: bsp, stats: t.stats, limit: int64(r.SpanQueueSize)}))
+	}
+	t.TracerProvider = sdktrace.NewTracerProvider(tpOpts...)
+
+	mpOpts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...)}
+	if metricExp != nil {
+		cme := &countingMetricExporter{next: metricExp, stats: t.stats, abort: abortCtx, done: make(chan struct{}), spool: t.spools[1]}
+		t.exportersDone = append(t.exportersDone, cme.done)
+		mpOpts = append(mpOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(
+			cme,
+			sdkmetric.WithInterval(r.MetricInterval),
+			sdkmetric.WithTimeout(r.MetricTimeout),
+		)))
+	}
+	t.MeterProvider = sdkmetric.NewMeterProvider(mpOpts...)
 	return t, nil
 }
 
-// exporters builds the span and metric exporters of r's mode. On failure
+// exporters builds each signal's exporter: nil for KindNone. On failure
 // it closes what it opened.
-func (t *Telemetry) exporters(ctx context.Context, r Resolved) (sdktrace.SpanExporter, sdkmetric.Exporter, error) {
-	if r.Mode == ModeFile {
-		traces, err := openSink(r.TracesFile())
+func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer) (spanExp sdktrace.SpanExporter, metricExp sdkmetric.Exporter, err error) {
+	var opened []func()
+	defer func() {
 		if err != nil {
-			return nil, nil, err
+			for _, closeIt := range opened {
+				closeIt()
+			}
 		}
-		metrics, err := openSink(r.MetricsFile())
+	}()
+	var cons *fileSink
+	sink := func(x Exporter, path string) (*fileSink, error) {
+		if x.Kind == KindConsole {
+			if cons == nil {
+				cons = consoleSink(console)
+			}
+			return cons, nil
+		}
+		s, err := openRotatingSink(path, r.Rotation)
 		if err != nil {
-			_ = traces.close()
-			return nil, nil, err
+			return nil, err
 		}
-		spanExp, err := otlptrace.New(ctx, fileTraceClient{sink: traces})
-		if err != nil {
-			_ = traces.close()
-			_ = metrics.close()
-			return nil, nil, fmt.Errorf("telemetry: start the traces file exporter: %w", err)
-		}
-		t.files = []string{traces.path, metrics.path}
-		return spanExp, fileMetricExporter{sink: metrics}, nil
+		opened = append(opened, func() { _ = s.close() })
+		t.files = append(t.files, s.path)
+		return s, nil
 	}
 
-	spanExp, err := otlptracegrpc.New(ctx, traceOptions(r.Traces)...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("telemetry: OTLP trace exporter for %s: %w", r.Traces.Endpoint, err)
+	switch r.Traces.Kind {
+	case KindFile, KindConsole:
+		s, err := sink(r.Traces, r.TracesFile())
+		if err != nil {
+			return nil, nil, err
+		}
+		if spanExp, err = otlptrace.New(ctx, fileTraceClient{sink: s}); err != nil {
+			return nil, nil, fmt.Errorf("telemetry: start the traces %s exporter: %w", r.Traces.Kind, err)
+		}
+	case KindOTLP:
+		client := traceClient(r.Traces)
+		if t.spools[0] != nil {
+			client = spoolingTraceClient{next: client, spool: t.spools[0], stats: t.stats}
+		}
+		spanExp, err = otlptrace.New(ctx, client)
+		if err != nil {
+			return nil, nil, fmt.Errorf("telemetry: OTLP trace exporter for %s: %w", r.Traces.Endpoint, err)
+		}
+		opened = append(opened, func() { _ = spanExp.Shutdown(ctx) })
 	}
-	metricExp, err := otlpmetricgrpc.New(ctx, metricOptions(r.Metrics)...)
-	if err != nil {
-		_ = spanExp.Shutdown(ctx)
-		return nil, nil, fmt.Errorf("telemetry: OTLP metric exporter for %s: %w", r.Metrics.Endpoint, err)
+
+	switch r.Metrics.Kind {
+	case KindFile, KindConsole:
+		s, err := sink(r.Metrics, r.MetricsFile())
+		if err != nil {
+			return nil, nil, err
+		}
+		metricExp = fileMetricExporter{sink: s}
+	case KindOTLP:
+		if r.Metrics.Protocol == ProtocolHTTP {
+			metricExp, err = otlpmetrichttp.New(ctx, metricHTTPOptions(r.Metrics)...)
+		} else {
+			metricExp, err = otlpmetricgrpc.New(ctx, metricOptions(r.Metrics)...)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("telemetry: OTLP metric exporter for %s: %w", r.Metrics.Endpoint, err)
+		}
 	}
 	return spanExp, metricExp, nil
 }
@@ -145,10 +198,7 @@ func (x Exporter) credentials() credentials.TransportCredentials {
 	if x.Insecure {
 		return insecure.NewCredentials()
 	}
-	if x.tls == nil {
-		return credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
-	}
-	return credentials.NewTLS(x.tls)
+	return credentials.NewTLS(x.tlsConfig())
 }
 
 func traceOptions(x Exporter) []otlptracegrpc.Option {
@@ -178,6 +228,54 @@ func metricOptions(x Exporter) []otlpmetricgrpc.Option {
 	return opts
 }
 
+func traceHTTPOptions(x Exporter) []otlptracehttp.Option {
+	opts := []otlptracehttp.Option{
+		otlptracehttp.WithEndpoint(x.Endpoint),
+		otlptracehttp.WithURLPath(x.URLPath),
+		otlptracehttp.WithHeaders(copyHeaders(x.Headers)),
+		otlptracehttp.WithTimeout(x.Timeout),
+		otlptracehttp.WithCompression(otlptracehttp.NoCompression),
+	}
+	if x.Insecure {
+		opts = append(opts, otlptracehttp.WithInsecure())
+	} else {
+		opts = append(opts, otlptracehttp.WithTLSClientConfig(x.tlsConfig()))
+	}
+	if x.Compression == compressionGzip {
+		opts = append(opts, otlptracehttp.WithCompression(otlptracehttp.GzipCompression))
+	}
+	return opts
+}
+
+func metricHTTPOptions(x Exporter) []otlpmetrichttp.Option {
+	opts := []otlpmetrichttp.Option{
+		otlpmetrichttp.WithEndpoint(x.Endpoint),
+		otlpmetrichttp.WithURLPath(x.URLPath),
+		otlpmetrichttp.WithHeaders(copyHeaders(x.Headers)),
+		otlpmetrichttp.WithTimeout(x.Timeout),
+		otlpmetrichttp.WithCompression(otlpmetrichttp.NoCompression),
+		otlpmetrichttp.WithTemporalitySelector(sdkmetric.DefaultTemporalitySelector), // cumulative
+	}
+	if x.Insecure {
+		opts = append(opts, otlpmetrichttp.WithInsecure())
+	} else {
+		opts = append(opts, otlpmetrichttp.WithTLSClientConfig(x.tlsConfig()))
+	}
+	if x.Compression == compressionGzip {
+		opts = append(opts, otlpmetrichttp.WithCompression(otlpmetrichttp.GzipCompression))
+	}
+	return opts
+}
+
+// tlsConfig is x's TLS configuration: built by Resolve from the
+// certificate files, else TLS 1.2+ with the system's CAs.
+func (x Exporter) tlsConfig() *tls.Config {
+	if x.tls == nil {
+		return &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	return x.tls
+}
+
 // copyHeaders returns a non-nil copy: an explicit empty map also overrides
 // any headers variable the exporter would read on its own.
 func copyHeaders(h Headers) map[string]string {
@@ -201,10 +299,16 @@ func (t *Telemetry) Stats() Stats { return t.stats.snapshot() }
 // exports, for the exporters to finish closing.
 const shutdownGrace = 200 * time.Millisecond
 
+// spoolGrace replaces shutdownGrace when a spool is configured: what the
+// batch processor still holds after Shutdown gave up goes to the spool
+// without a try, and writing a large backlog to disk can take longer.
+const spoolGrace = time.Second
+
 // Shutdown flushes and shuts down both providers, in parallel, within
 // Resolved.ShutdownTimeout (or ctx's deadline, if sooner). When time runs
 // out — a collector that hangs — exports still in flight are abandoned, so
-// Shutdown returns on time, plus at most 200ms for the exporters to close.
+// Shutdown returns on time, plus at most 200ms for the exporters to close
+// (1s with a spool, to write what could not be sent to it).
 // Its error reports the spans dropped and metric exports failed over the
 // whole run. Calling it again returns the first call's result.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
@@ -226,7 +330,11 @@ func (t *Telemetry) shutdown(parent context.Context) error {
 	t.abort()
 	// Exports abandoned just now end at once; give the exporters a moment
 	// to finish closing (connections, files) so nothing outlives Shutdown.
-	grace, stopGrace := context.WithTimeout(context.Background(), shutdownGrace)
+	graceFor := shutdownGrace
+	if t.spools[0] != nil || t.spools[1] != nil {
+		graceFor = spoolGrace
+	}
+	grace, stopGrace := context.WithTimeout(context.Background(), graceFor)
 	defer stopGrace()
 	for _, done := range t.exportersDone {
 		select {
@@ -252,13 +360,17 @@ func (t *Telemetry) shutdown(parent context.Context) error {
 	st := t.Stats()
 	if st.SpansDropped > 0 {
 		err := fmt.Errorf("%d of %d spans were dropped (%d met a full queue)", st.SpansDropped, st.SpansEnded, st.SpansQueueFull)
-		if st.LastError != nil {
-			err = fmt.Errorf("%w; last export error: %v", err, st.LastError)
+		if st.LastSpanError != nil {
+			err = fmt.Errorf("%w; last trace export error: %v", err, st.LastSpanError)
 		}
 		errs = append(errs, err)
 	}
-	if st.MetricExportFailures > 0 {
-		errs = append(errs, fmt.Errorf("%d of %d metric exports failed", st.MetricExportFailures, st.MetricExportFailures+st.MetricExports))
+	if failed := st.MetricExportFailures - st.MetricExportsSpooled; failed > 0 {
+		err := fmt.Errorf("%d of %d metric exports failed", failed, st.MetricExportFailures+st.MetricExports)
+		if st.LastMetricError != nil {
+			err = fmt.Errorf("%w; last metric export error: %v", err, st.LastMetricError)
+		}
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("telemetry: %w", err)

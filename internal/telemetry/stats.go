@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,13 @@ type Stats struct {
 	// (see SpansQueueFull), their export failed after the exporter's own
 	// retries, or, after Shutdown, they were never exported.
 	SpansDropped int64
+	// SpansSpooled counts spans whose export failed and that were written
+	// to the spool instead (Config.SpoolDir), for `ortel replay`: neither
+	// exported nor dropped.
+	SpansSpooled int64
+	// MetricExportsSpooled counts failed metric exports written to the
+	// spool (part of MetricExportFailures).
+	MetricExportsSpooled int64
 	// SpansQueueFull is the part of SpansDropped that met a full queue.
 	SpansQueueFull int64
 	// SpansPending are ended spans not yet exported or dropped: queued or
@@ -33,9 +41,9 @@ type Stats struct {
 	// that succeeded and failed. Metrics are cumulative, so the next
 	// successful export carries what a failed one lost.
 	MetricExports, MetricExportFailures int64
-	// MetricsLost is true when the latest metric export failed: metrics
-	// are cumulative, so only the readings since the last successful
-	// export are lost, and only when no later export succeeds.
+	// MetricsLost is true when the latest metric export failed and was not
+	// spooled: metrics are cumulative, so only the readings since the last
+	// successful export are lost, and only when no later export succeeds.
 	MetricsLost bool
 	// LastError is the most recent export error, of either signal.
 	LastError error
@@ -70,6 +78,19 @@ func (s Stats) Lost() []string {
 	return lines
 }
 
+// Spooled says what was spooled, one line per signal that spooled some,
+// or nil.
+func (s Stats) Spooled() []string {
+	var lines []string
+	if s.SpansSpooled > 0 {
+		lines = append(lines, fmt.Sprintf("traces: %d of %d spans could not be sent and were spooled", s.SpansSpooled, s.SpansEnded))
+	}
+	if s.MetricExportsSpooled > 0 {
+		lines = append(lines, fmt.Sprintf("metrics: %d of %d exports could not be sent and were spooled", s.MetricExportsSpooled, s.MetricExports+s.MetricExportFailures))
+	}
+	return lines
+}
+
 // stats holds the live counters behind Stats.
 type stats struct {
 	spansEnded, spansExported, spansFailed, spansQueueFull atomic.Int64
@@ -78,7 +99,10 @@ type stats struct {
 	spansInQueue                 atomic.Int64
 	metricExports, metricFailure atomic.Int64
 	metricLastFailed             atomic.Bool
-	final                        atomic.Bool // Shutdown finished: whatever is not exported is dropped
+	// spansSpooled are part of spansExported: the exporter reported them
+	// sent, into the spool. metricSpooled counts collections spooled.
+	spansSpooled, metricSpooled atomic.Int64
+	final                       atomic.Bool // Shutdown finished: whatever is not exported is dropped
 
 	mu                          sync.Mutex
 	lastErr, spanErr, metricErr error
@@ -96,19 +120,23 @@ func (s *stats) setErr(err error, metric bool) {
 }
 
 func (s *stats) snapshot() Stats {
+	exported := s.spansExported.Load()
 	st := Stats{
 		SpansEnded:           s.spansEnded.Load(),
-		SpansExported:        s.spansExported.Load(),
+		SpansSpooled:         s.spansSpooled.Load(),
+		MetricExportsSpooled: s.metricSpooled.Load(),
 		SpansQueueFull:       s.spansQueueFull.Load(),
 		MetricExports:        s.metricExports.Load(),
 		MetricExportFailures: s.metricFailure.Load(),
 		MetricsLost:          s.metricLastFailed.Load(),
 	}
+	// A span is counted spooled just before it is counted exported.
+	st.SpansExported = max(0, exported-st.SpansSpooled)
 	if s.final.Load() {
-		st.SpansDropped = max(0, st.SpansEnded-st.SpansExported)
+		st.SpansDropped = max(0, st.SpansEnded-exported)
 	} else {
 		st.SpansDropped = s.spansFailed.Load() + st.SpansQueueFull
-		st.SpansPending = max(0, st.SpansEnded-st.SpansExported-st.SpansDropped)
+		st.SpansPending = max(0, st.SpansEnded-exported-st.SpansDropped)
 	}
 	s.mu.Lock()
 	st.LastError, st.LastSpanError, st.LastMetricError = s.lastErr, s.spanErr, s.metricErr
@@ -155,16 +183,30 @@ func (p *countingProcessor) Shutdown(ctx context.Context) error { return p.next.
 // countingSpanExporter counts what the exporter accepts and loses, and
 // abandons in-flight exports when Shutdown runs out of time (abort).
 type countingSpanExporter struct {
-	next  sdktrace.SpanExporter
-	stats *stats
-	abort context.Context
-	done  chan struct{} // closed when Shutdown has finished
-	once  sync.Once
+	next     sdktrace.SpanExporter
+	stats    *stats
+	abort    context.Context
+	done     chan struct{} // closed when Shutdown has finished
+	once     sync.Once
+	spooling bool // next spools what it fails to send
 }
 
 func (e *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	n := int64(len(spans))
 	e.stats.spansInQueue.Add(-n)
+	if e.abort.Err() != nil && e.spooling {
+		// Shutdown ran out of time: no try, straight to the spool (the
+		// exporter fails at once on a canceled context, then spools).
+		canceled, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := e.next.ExportSpans(canceled, spans); err != nil {
+			e.stats.spansFailed.Add(n)
+			e.stats.setErr(err, false)
+			return nil
+		}
+		e.stats.spansExported.Add(n)
+		return nil
+	}
 	if e.abort.Err() != nil {
 		// Shutdown ran out of time: what the batch processor still drains
 		// is dropped without a try, and without an error each, which the
@@ -201,6 +243,7 @@ type countingMetricExporter struct {
 	abort context.Context
 	done  chan struct{} // closed when Shutdown has finished
 	once  sync.Once
+	spool *spool // where failed collections go; nil for none
 }
 
 func (e *countingMetricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
@@ -218,8 +261,19 @@ func (e *countingMetricExporter) Export(ctx context.Context, rm *metricdata.Reso
 	defer stop()
 	if err := e.next.Export(ctx, rm); err != nil {
 		e.stats.metricFailure.Add(1)
-		e.stats.metricLastFailed.Store(true)
 		e.stats.setErr(err, true)
+		if e.spool != nil {
+			serr := spoolMetrics(e.spool, rm)
+			if serr == nil {
+				// In the spool, so not lost: replay delivers it.
+				e.stats.metricSpooled.Add(1)
+				e.stats.metricLastFailed.Store(false)
+				return nil
+			}
+			err = fmt.Errorf("%w; spooling failed too: %v", err, serr)
+			e.stats.setErr(err, true)
+		}
+		e.stats.metricLastFailed.Store(true)
 		return err
 	}
 	e.stats.metricExports.Add(1)
@@ -231,5 +285,9 @@ func (e *countingMetricExporter) ForceFlush(ctx context.Context) error { return 
 
 func (e *countingMetricExporter) Shutdown(ctx context.Context) error {
 	defer e.once.Do(func() { close(e.done) })
-	return e.next.Shutdown(ctx)
+	err := e.next.Shutdown(ctx)
+	if e.spool != nil {
+		err = errors.Join(err, e.spool.close())
+	}
+	return err
 }

@@ -1,0 +1,290 @@
+package telemetry
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/ortel-dev/ortel/internal/otlptest"
+)
+
+func deadAddr(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close()
+	return addr
+}
+
+// TestSpoolThenReplayExactlyOnce: with the collector down, spans and
+// metrics go to the spool, not lost; replay sends every record to a live
+// receiver (traces over gRPC, metrics over HTTP), and a second replay, or
+// one after a failed attempt, sends nothing twice.
+func TestSpoolThenReplayExactlyOnce(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "300")
+	spoolDir := filepath.Join(t.TempDir(), "spool")
+	ctx := testContext(t)
+	tel, err := Setup(ctx, Config{OutputDir: t.TempDir(), Endpoint: "http://" + deadAddr(t), SpoolDir: spoolDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, child := emit(t, tel)
+	if err := tel.Shutdown(ctx); err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+	st := tel.Stats()
+	if st.SpansSpooled != 2 || st.SpansDropped != 0 || st.SpansExported != 0 || st.MetricExportsSpooled < 1 {
+		t.Fatalf("stats = %+v, want 2 spans and the metrics spooled, nothing dropped", st)
+	}
+	if lost := st.Lost(); lost != nil {
+		t.Errorf("Lost() = %q, want nothing: it is all in the spool", lost)
+	}
+	if sp := st.Spooled(); len(sp) != 2 {
+		t.Errorf("Spooled() = %q, want a line per signal", sp)
+	}
+	files := tel.SpoolFiles()
+	if len(files) != 2 {
+		t.Fatalf("spool files = %v", files)
+	}
+
+	rcv := startBoth(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://"+rcv.Endpoint())
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://"+rcv.HTTPEndpoint()+"/v1/metrics")
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/protobuf")
+	r, err := Resolve(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A collector that refuses: nothing is marked sent.
+	rcv.SetFailure(codes.Unavailable)
+	for _, f := range files {
+		res, err := Replay(ctx, r, f)
+		if err == nil || res.Sent != 0 {
+			t.Fatalf("replay of %s to a refusing collector: sent %d, err %v; want an error and nothing sent", f, res.Sent, err)
+		}
+	}
+	rcv.SetFailure(codes.OK)
+	total := 0
+	for _, f := range files {
+		res, err := Replay(ctx, r, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Sent == 0 || res.Earlier != 0 {
+			t.Errorf("%s: %+v, want every record sent now", f, res)
+		}
+		total += res.Sent
+	}
+	spans := rcv.Spans()
+	checkParentage(t, spans, parent, child)
+	if len(spans) != 2 || len(rcv.Metric("test.runs")) == 0 {
+		t.Fatalf("received %d spans and %d test.runs metrics, want 2 and some", len(spans), len(rcv.Metric("test.runs")))
+	}
+	if _, m := rcv.HTTPAccepted(); m == 0 {
+		t.Error("metrics did not arrive over HTTP")
+	}
+	// Again: nothing is sent twice.
+	traces, metrics := len(rcv.TraceRequests()), len(rcv.ResourceMetrics())
+	for _, f := range files {
+		res, err := Replay(ctx, r, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Sent != 0 || res.Earlier == 0 {
+			t.Errorf("second replay of %s: %+v, want nothing sent", f, res)
+		}
+	}
+	if len(rcv.TraceRequests()) != traces || len(rcv.ResourceMetrics()) != metrics {
+		t.Errorf("a second replay sent records again")
+	}
+	if total != traces+metrics {
+		t.Errorf("replay said it sent %d records, the receiver got %d", total, traces+metrics)
+	}
+}
+
+// TestSpoolIsBounded: past SpoolMaxBytes, failed exports are dropped and
+// counted, not written.
+func TestSpoolIsBounded(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "300")
+	spoolDir := filepath.Join(t.TempDir(), "spool")
+	ctx := testContext(t)
+	tel, err := Setup(ctx, Config{OutputDir: t.TempDir(), Endpoint: "http://" + deadAddr(t), SpoolDir: spoolDir, SpoolMaxBytes: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emit(t, tel)
+	_ = tel.Shutdown(ctx)
+	st := tel.Stats()
+	if st.SpansSpooled != 0 || st.SpansDropped != 2 {
+		t.Errorf("stats = %+v, want the 2 spans dropped", st)
+	}
+	lost := strings.Join(st.Lost(), "\n")
+	if !strings.Contains(lost, "the spool is full") {
+		t.Errorf("Lost() does not say the spool was full:\n%s", lost)
+	}
+	if _, err := os.Stat(filepath.Join(spoolDir, TracesFileName)); err == nil {
+		t.Error("a spool file was written past its bound")
+	}
+}
+
+func TestReplayBadInput(t *testing.T) {
+	cleanEnv(t)
+	dir := t.TempDir()
+	r, err := resolve(Config{Endpoint: "http://127.0.0.1:1"}, mapEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing.jsonl"), "no such file"},
+		{write("empty.jsonl", "\n\n"), "holds no record"},
+		{write("other.jsonl", `{"hello": 1}`+"\n"), "not an OTLP/JSON traces or metrics request"},
+	} {
+		if _, err := Replay(t.Context(), r, tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Replay(%s) = %v, want %q", tc.path, err, tc.want)
+		}
+	}
+	fileMode, _ := resolve(Config{}, mapEnv(nil))
+	p := write("traces.jsonl", `{"resourceSpans":[]}`+"\n")
+	if _, err := Replay(t.Context(), fileMode, p); err == nil || !strings.Contains(err.Error(), "set OTEL_EXPORTER_OTLP_ENDPOINT") {
+		t.Errorf("replay without an endpoint: %v", err)
+	}
+}
+
+// TestSpoolWhenShutdownGivesUp: a frozen collector (accepts, never
+// answers) and a shutdown bound shorter than the export timeout: the
+// export in flight is abandoned and what is still queued is not tried, and
+// all of it goes to the spool.
+func TestSpoolWhenShutdownGivesUp(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "30000")
+	t.Setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1") // two batches: one in flight, one queued
+	rcv := startBoth(t)
+	rcv.SetDelay(time.Hour)
+	ctx := testContext(t)
+	tel, err := Setup(ctx, Config{OutputDir: t.TempDir(), Endpoint: "http://" + rcv.Endpoint(), SpoolDir: t.TempDir(), ShutdownTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emit(t, tel)
+	_ = tel.Shutdown(ctx)
+	if st := tel.Stats(); st.SpansSpooled != 2 || st.SpansDropped != 0 {
+		t.Errorf("stats = %+v, want both spans spooled", st)
+	}
+}
+
+// TestOutageLosesNothingAfterReplay: a collector that goes away mid-run
+// and comes back on the same address, over gRPC and over HTTP. Spans sent
+// before the outage arrive at once, those of the outage are spooled, those
+// after arrive again; after a replay of the spool every ended span was
+// received exactly once.
+func TestOutageLosesNothingAfterReplay(t *testing.T) {
+	for _, protocol := range []string{ProtocolGRPC, ProtocolHTTP} {
+		t.Run(protocol, func(t *testing.T) {
+			cleanEnv(t)
+			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
+			t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
+			ctx := testContext(t)
+			rcv := startBoth(t)
+			grpcAddr, httpAddr := rcv.Endpoint(), rcv.HTTPEndpoint()
+			addr := grpcAddr
+			if protocol == ProtocolHTTP {
+				addr = httpAddr
+			}
+			spoolDir := t.TempDir()
+			tel, err := Setup(ctx, Config{OutputDir: t.TempDir(), Endpoint: "http://" + addr, SpoolDir: spoolDir, MetricInterval: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := tel.TracerProvider.Tracer("outage")
+			ended := map[string]bool{}
+			phase := func(n int) {
+				for range n {
+					_, s := tr.Start(ctx, "run")
+					s.End()
+					ended[s.SpanContext().SpanID().String()] = true
+				}
+				_ = tel.TracerProvider.ForceFlush(ctx)
+			}
+			phase(50) // collector up
+			_ = rcv.Close()
+			phase(70) // collector down: spooled
+			rcv2, err := otlptest.Start(otlptest.WithAddress(grpcAddr), otlptest.WithHTTP(httpAddr))
+			if err != nil {
+				t.Skipf("cannot listen again on the same port: %v", err)
+			}
+			t.Cleanup(func() { _ = rcv2.Close() })
+			phase(30) // collector back
+			if err := tel.Shutdown(ctx); err != nil {
+				t.Errorf("shutdown: %v", err)
+			}
+			st := tel.Stats()
+			if st.SpansDropped != 0 || st.SpansSpooled == 0 || st.SpansEnded != 150 {
+				t.Fatalf("stats = %+v, want 150 ended, some spooled, none dropped", st)
+			}
+			r, err := Resolve(Config{Endpoint: "http://" + addr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Replay(ctx, r, filepath.Join(spoolDir, TracesFileName)); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for _, s := range append(rcv.Spans(), rcv2.Spans()...) {
+				got[s.SpanID()]++
+			}
+			for id := range ended {
+				if got[id] != 1 {
+					t.Errorf("span %s received %d times, want once", id, got[id])
+				}
+			}
+			if len(got) != len(ended) {
+				t.Errorf("received %d distinct spans, %d ended", len(got), len(ended))
+			}
+		})
+	}
+}
+
+// FuzzReplay: any file content makes Replay send or fail with an error
+// naming the file, never panic; the progress file never counts more
+// records than were sent.
+func FuzzReplay(f *testing.F) {
+	f.Add([]byte(`{"resourceSpans":[]}` + "\n"))
+	f.Add([]byte(`{"resourceMetrics":[{}]}` + "\n" + `{"resourceMetrics":`))
+	f.Add([]byte("\xef\xbb\xbf\n\n{\"resourceSpans\":[{\"scopeSpans\":[{}]}]}\r\n"))
+	f.Add([]byte(`{"hello":1}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "x.jsonl")
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := resolve(Config{Endpoint: "http://127.0.0.1:1", ExportTimeout: time.Millisecond}, mapEnv(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Replay(t.Context(), r, p)
+		if err != nil && !strings.Contains(err.Error(), p) && !strings.Contains(err.Error(), "send to") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+		if n, _ := readProgress(p); n != res.Sent {
+			t.Fatalf("progress says %d, %d sent", n, res.Sent)
+		}
+	})
+}
