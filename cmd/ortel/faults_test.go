@@ -76,7 +76,7 @@ func TestBenchOnVADLosesNothingInAnOutage(t *testing.T) {
 	var rcv2 *otlptest.Receiver
 	for r := range restarted {
 		rcv2 = r
-		defer r.Close()
+		t.Cleanup(func() { _ = r.Close() })
 	}
 	if code != exitTelemetryLost && code != exitOK {
 		t.Fatalf("bench: exit %d\n%s\n%s", code, stdout, stderr)

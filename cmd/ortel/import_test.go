@@ -95,21 +95,34 @@ func TestImportNothingImported(t *testing.T) {
 
 // TestImportOTLP sends a real profile to the in-process OTLP receiver: the
 // count printed is the count the receiver holds.
+//
+// Over both protocols: with OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf the
+// spans go to the receiver's OTLP/HTTP port (a gRPC client there gets
+// nothing through).
 func TestImportOTLP(t *testing.T) {
-	rcv, err := otlptest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rcv.Close()
-	dir := t.TempDir()
-	prof := gunzipTo(t, "../../instrument/profile/testdata/det_ort1.30.0.json.gz", filepath.Join(dir, "det.json"))
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+rcv.Endpoint())
-	code, stdout, stderr := ortel(t, "import", "--model", "det", prof)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	n := len(rcv.Spans())
-	if n == 0 || !strings.Contains(stdout, "sent "+strconv.Itoa(n)+" spans") {
-		t.Fatalf("receiver holds %d spans; stdout:\n%s", n, stdout)
+	for _, proto := range []string{"grpc", "http/protobuf"} {
+		t.Run(proto, func(t *testing.T) {
+			rcv, err := otlptest.Start(otlptest.WithHTTP("127.0.0.1:0"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rcv.Close()
+			dir := t.TempDir()
+			prof := gunzipTo(t, "../../instrument/profile/testdata/det_ort1.30.0.json.gz", filepath.Join(dir, "det.json"))
+			endpoint := rcv.Endpoint()
+			if proto != "grpc" {
+				endpoint = rcv.HTTPEndpoint()
+			}
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+endpoint)
+			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", proto)
+			code, stdout, stderr := ortel(t, "import", "--model-name", "det", prof)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			n := len(rcv.Spans())
+			if n == 0 || !strings.Contains(stdout, "sent "+strconv.Itoa(n)+" spans") {
+				t.Fatalf("receiver holds %d spans; stdout:\n%s", n, stdout)
+			}
+		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/semconv"
@@ -40,12 +39,10 @@ func TestExportSpanLinksProfiledRuns(t *testing.T) {
 	// Three profiled runs, as the bench records them in the report.
 	rep := analyzedReport(false)
 	rep.Operators = &report.Operators{}
-	var runs []trace.SpanContext
 	for range 3 {
 		_, run := tr.Start(ctx, "run det")
 		run.End()
 		sc := run.SpanContext()
-		runs = append(runs, sc)
 		rep.Operators.RunSpans = append(rep.Operators.RunSpans, report.SpanRef{TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String()})
 	}
 	rep.Operators.RunSpans = append(rep.Operators.RunSpans, report.SpanRef{TraceID: "not hex", SpanID: "x"}) // skipped
