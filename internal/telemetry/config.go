@@ -82,6 +82,10 @@ type Config struct {
 	MetricInterval time.Duration
 	// Views are handed to the MeterProvider.
 	Views []sdkmetric.View
+	// Readers are extra metric readers on the same MeterProvider as the
+	// exporter (in every mode), e.g. the live view's in-process reader: what
+	// they read is what is exported.
+	Readers []sdkmetric.Reader
 	// ShutdownTimeout bounds Telemetry.Shutdown. Default 10s.
 	ShutdownTimeout time.Duration
 }

@@ -60,7 +60,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 
 	if r.Mode == ModeDisabled {
 		t.TracerProvider = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithSampler(sdktrace.NeverSample()))
-		t.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...))
+		t.MeterProvider = sdkmetric.NewMeterProvider(append(extraReaders(cfg), sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...))...)
 		return t, nil
 	}
 
@@ -89,12 +89,21 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		sdkmetric.WithInterval(r.MetricInterval),
 		sdkmetric.WithTimeout(r.MetricTimeout),
 	)
-	t.MeterProvider = sdkmetric.NewMeterProvider(
+	t.MeterProvider = sdkmetric.NewMeterProvider(append(extraReaders(cfg),
 		sdkmetric.WithResource(res),
 		sdkmetric.WithReader(reader),
 		sdkmetric.WithView(cfg.Views...),
-	)
+	)...)
 	return t, nil
+}
+
+// extraReaders returns cfg.Readers as MeterProvider options.
+func extraReaders(cfg Config) []sdkmetric.Option {
+	var opts []sdkmetric.Option
+	for _, r := range cfg.Readers {
+		opts = append(opts, sdkmetric.WithReader(r))
+	}
+	return opts
 }
 
 // exporters builds the span and metric exporters of r's mode. On failure
