@@ -198,7 +198,7 @@ func jsonError(w http.ResponseWriter, code int, msg string) {
 
 // Server is a running live view.
 type Server struct {
-	URL string // the page's address (with the token, when one is set)
+	URL    string // the page's address (with the token, when one is set)
 	srv    *http.Server
 	ln     net.Listener
 	cancel context.CancelFunc
