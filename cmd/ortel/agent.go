@@ -32,6 +32,7 @@ Flags:
   --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/agent)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
   --quiet             no status lines on stderr
+` + uiFlagsUsage + `
 
 Examples:
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel agent --pid 4242
@@ -54,6 +55,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	var pidFlags listFlag
 	var out, endpoint string
 	var quiet bool
+	var uf uiFlags
+	uf.register(fs)
 	fs.DurationVar(&interval, "interval", time.Second, "")
 	fs.DurationVar(&duration, "duration", 0, "")
 	fs.Var(&pidFlags, "pid", "")
@@ -73,6 +76,9 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	if duration < 0 {
 		return usagef("--duration must not be negative (got %s)", duration)
 	}
+	if err := uf.validate(); err != nil {
+		return err
+	}
 	var pids []int
 	for _, p := range pidFlags {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
@@ -88,12 +94,18 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("--pid %d: no such process", pid)
 		}
 	}
+	ui := uf.newUI()
 	tel, err := startTelemetry(ctx, e, "agent", telemetry.Config{
 		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, MetricInterval: interval,
+		Readers: ui.readers(),
 	})
 	if err != nil {
 		return err
 	}
+	if err := ui.start(ctx, e, "agent", uf); err != nil {
+		return errors.Join(err, stopTelemetry(ctx, tel))
+	}
+	defer ui.stop()
 	// NVML starts in the background (GPUWait 0): a slow driver does not
 	// delay the start; GPUs join the export when found.
 	set := hardware.Open(ctx, hardware.Options{MeterProvider: tel.MeterProvider, PIDs: pids})
