@@ -74,8 +74,16 @@ func TestQuantileInterpolatesInsideTheBucket(t *testing.T) {
 // ones leave the window, p99 reads only the fast ones. A view that read
 // the cumulative histogram (no delta) keeps the slow p99 and fails.
 func TestWindowUsesDeltas(t *testing.T) {
+	t.Run("explicit", func(t *testing.T) { testWindow(t) })
+	t.Run("exponential", func(t *testing.T) {
+		testWindow(t, sdkmetric.WithView(sdkmetric.NewView(sdkmetric.Instrument{Name: runDuration},
+			sdkmetric.Stream{Aggregation: sdkmetric.AggregationBase2ExponentialHistogram{MaxSize: 160, MaxScale: 20}})))
+	})
+}
+
+func testWindow(t *testing.T, opts ...sdkmetric.Option) {
 	reader := NewReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	mp := sdkmetric.NewMeterProvider(append(opts, sdkmetric.WithReader(reader))...)
 	defer func() { _ = mp.Shutdown(context.Background()) }()
 	h, err := mp.Meter("test").Float64Histogram(runDuration, metric.WithExplicitBucketBoundaries(0.001, 0.01, 0.1, 1))
 	if err != nil {
@@ -105,6 +113,9 @@ func TestWindowUsesDeltas(t *testing.T) {
 	}
 	if s.Runs.P99Seconds == nil || *s.Runs.P99Seconds > 0.01 {
 		t.Fatalf("p99 of the window = %v, want <= 0.01 (only the fast runs)", s.Runs.P99Seconds)
+	}
+	if s.Runs.P50Seconds == nil || math.Abs(*s.Runs.P50Seconds-0.005) > 0.005 {
+		t.Fatalf("p50 of the window = %v, want about 0.005", s.Runs.P50Seconds)
 	}
 	if s.SLA == nil || s.SLA.Met == nil || !*s.SLA.Met {
 		t.Fatalf("SLA = %+v, want met", s.SLA)

@@ -76,12 +76,26 @@ type Operator struct {
 	TotalSeconds float64 `json:"total_seconds"`
 }
 
-// hist is a cumulative histogram merged over attribute sets.
+// hist is a cumulative histogram merged over attribute sets: explicit
+// buckets, or base-2 exponential ones (instrument/views makes ortel's
+// duration histograms exponential).
 type hist struct {
-	bounds []float64
+	bounds []float64 // explicit
 	counts []uint64
-	count  uint64
-	sum    float64
+
+	exp   bool // exponential: index i holds (2^(i/2^scale), 2^((i+1)/2^scale)]
+	scale int32
+	zero  uint64
+	pos   map[int32]uint64
+
+	count uint64
+	sum   float64
+}
+
+// bucket is one bucket of a histogram, for quantiles.
+type bucket struct {
+	lo, hi float64
+	n      uint64
 }
 
 // sample is what one collection read, before the window is applied.
@@ -210,28 +224,99 @@ func sumPtr(d metricdata.Aggregation) *float64 {
 	return &v
 }
 
-// addHist merges d's points into h. Points whose bounds differ from the
-// first one's (a view changed them) are left out of the buckets but still
-// counted.
+// addHist merges d's points into h. Explicit points whose bounds differ
+// from the first one's (a view changed them) are left out of the buckets
+// but still counted.
 func addHist(h *hist, d metricdata.Aggregation) {
-	hd, ok := d.(metricdata.Histogram[float64])
-	if !ok {
-		return
+	switch hd := d.(type) {
+	case metricdata.Histogram[float64]:
+		for _, p := range hd.DataPoints {
+			h.count += p.Count
+			h.sum += p.Sum
+			if h.bounds == nil {
+				h.bounds = append([]float64(nil), p.Bounds...)
+				h.counts = make([]uint64, len(p.BucketCounts))
+			}
+			if !sameBounds(h.bounds, p.Bounds) || len(p.BucketCounts) != len(h.counts) {
+				continue
+			}
+			for i, c := range p.BucketCounts {
+				h.counts[i] += c
+			}
+		}
+	case metricdata.ExponentialHistogram[float64]:
+		for _, p := range hd.DataPoints {
+			h.count += p.Count
+			h.sum += p.Sum
+			pos := map[int32]uint64{}
+			for i, c := range p.PositiveBucket.Counts {
+				if c != 0 {
+					pos[p.PositiveBucket.Offset+int32(i)] += c
+				}
+			}
+			if !h.exp {
+				h.exp, h.scale, h.pos = true, p.Scale, map[int32]uint64{}
+			}
+			h.mergeExp(p.Scale, p.ZeroCount, pos)
+		}
 	}
-	for _, p := range hd.DataPoints {
-		h.count += p.Count
-		h.sum += p.Sum
-		if h.bounds == nil {
-			h.bounds = append([]float64(nil), p.Bounds...)
-			h.counts = make([]uint64, len(p.BucketCounts))
+}
+
+// mergeExp adds exponential buckets of the given scale to h, bringing both
+// to the coarser scale.
+func (h *hist) mergeExp(scale int32, zero uint64, pos map[int32]uint64) {
+	if scale < h.scale {
+		h.pos = downscale(h.pos, h.scale-scale)
+		h.scale = scale
+	}
+	for i, c := range downscale(pos, scale-h.scale) {
+		h.pos[i] += c
+	}
+	h.zero += zero
+}
+
+// downscale merges buckets by 2^by per step of scale.
+func downscale(pos map[int32]uint64, by int32) map[int32]uint64 {
+	if by <= 0 {
+		return pos
+	}
+	out := make(map[int32]uint64, len(pos))
+	for i, c := range pos {
+		out[i>>by] += c
+	}
+	return out
+}
+
+// buckets lists h's buckets in order.
+func (h hist) buckets() []bucket {
+	if h.exp {
+		out := []bucket{{0, 0, h.zero}}
+		idx := make([]int32, 0, len(h.pos))
+		for i := range h.pos {
+			idx = append(idx, i)
 		}
-		if !sameBounds(h.bounds, p.Bounds) || len(p.BucketCounts) != len(h.counts) {
-			continue
+		sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
+		base := math.Exp2(math.Exp2(-float64(h.scale)))
+		for _, i := range idx {
+			out = append(out, bucket{math.Pow(base, float64(i)), math.Pow(base, float64(i+1)), h.pos[i]})
 		}
-		for i, c := range p.BucketCounts {
-			h.counts[i] += c
+		return out
+	}
+	if len(h.bounds) == 0 {
+		return nil
+	}
+	out := make([]bucket, 0, len(h.counts))
+	for i, c := range h.counts {
+		switch {
+		case i == 0:
+			out = append(out, bucket{0, h.bounds[0], c})
+		case i >= len(h.bounds): // overflow: above the last bound
+			out = append(out, bucket{h.bounds[len(h.bounds)-1], math.Inf(1), c})
+		default:
+			out = append(out, bucket{h.bounds[i-1], h.bounds[i], c})
 		}
 	}
+	return out
 }
 
 func sameBounds(a, b []float64) bool {
@@ -248,14 +333,10 @@ func sameBounds(a, b []float64) bool {
 
 // operators sums node.duration by op type, largest total first, at most 10.
 func operators(d metricdata.Aggregation) []Operator {
-	hd, ok := d.(metricdata.Histogram[float64])
-	if !ok {
-		return nil
-	}
 	by := map[string]*Operator{}
-	for _, p := range hd.DataPoints {
+	add := func(a attribute.Set, count uint64, sum float64) {
 		op := "unknown"
-		if v, ok := p.Attributes.Value(opTypeKey); ok {
+		if v, ok := a.Value(opTypeKey); ok {
 			op = v.AsString()
 		}
 		o := by[op]
@@ -263,8 +344,18 @@ func operators(d metricdata.Aggregation) []Operator {
 			o = &Operator{OpType: op}
 			by[op] = o
 		}
-		o.Count += p.Count
-		o.TotalSeconds += p.Sum
+		o.Count += count
+		o.TotalSeconds += sum
+	}
+	switch hd := d.(type) {
+	case metricdata.Histogram[float64]:
+		for _, p := range hd.DataPoints {
+			add(p.Attributes, p.Count, p.Sum)
+		}
+	case metricdata.ExponentialHistogram[float64]:
+		for _, p := range hd.DataPoints {
+			add(p.Attributes, p.Count, p.Sum)
+		}
 	}
 	out := make([]Operator, 0, len(by))
 	for _, o := range by {
@@ -285,10 +376,33 @@ func operators(d metricdata.Aggregation) []Operator {
 // delta is now minus then, bucket by bucket; a counter that went back (a
 // restart) makes the whole of now the delta.
 func delta(now, then hist) hist {
-	if then.count > now.count || !sameBounds(now.bounds, then.bounds) || len(then.counts) != len(now.counts) {
+	if then.count > now.count || then.exp != now.exp {
 		return now
 	}
-	d := hist{bounds: now.bounds, counts: make([]uint64, len(now.counts)), count: now.count - then.count, sum: now.sum - then.sum}
+	d := hist{count: now.count - then.count, sum: now.sum - then.sum}
+	if now.exp {
+		// A cumulative exponential histogram only ever gets coarser.
+		scale := min(now.scale, then.scale)
+		n := downscale(now.pos, now.scale-scale)
+		t := downscale(then.pos, then.scale-scale)
+		if then.zero > now.zero {
+			return now
+		}
+		d.exp, d.scale, d.zero, d.pos = true, scale, now.zero-then.zero, make(map[int32]uint64, len(n))
+		for i, c := range n {
+			if t[i] > c {
+				return now
+			}
+			if c > t[i] {
+				d.pos[i] = c - t[i]
+			}
+		}
+		return d
+	}
+	if !sameBounds(now.bounds, then.bounds) || len(then.counts) != len(now.counts) {
+		return now
+	}
+	d.bounds, d.counts = now.bounds, make([]uint64, len(now.counts))
 	for i := range now.counts {
 		if now.counts[i] < then.counts[i] {
 			return now
@@ -299,60 +413,49 @@ func delta(now, then hist) hist {
 }
 
 // quantile estimates the q-quantile (0..1) of h, linear inside the bucket
-// that holds it; the first bucket starts at 0 and the overflow bucket is
-// reported at the last bound. ok is false when h is empty.
+// that holds it (the first explicit bucket starts at 0; the overflow
+// bucket is reported at the last bound). ok is false when h is empty.
 func quantile(h hist, q float64) (float64, bool) {
+	bs := h.buckets()
 	var total uint64
-	for _, c := range h.counts {
-		total += c
+	for _, b := range bs {
+		total += b.n
 	}
-	if total == 0 || len(h.bounds) == 0 {
+	if total == 0 {
 		return 0, false
 	}
 	rank := q * float64(total)
 	var seen float64
-	for i, c := range h.counts {
-		if c == 0 {
+	var last bucket
+	for _, b := range bs {
+		if b.n == 0 {
 			continue
 		}
-		if seen+float64(c) >= rank {
-			if i >= len(h.bounds) { // overflow bucket
-				return h.bounds[len(h.bounds)-1], true
+		last = b
+		if seen+float64(b.n) >= rank {
+			if math.IsInf(b.hi, 1) {
+				return b.lo, true // the overflow bucket: reported at its start
 			}
-			lo := 0.0
-			if i > 0 {
-				lo = h.bounds[i-1]
-			}
-			hi := h.bounds[i]
-			frac := (rank - seen) / float64(c)
-			return lo + (hi-lo)*frac, true
+			return b.lo + (b.hi-b.lo)*(rank-seen)/float64(b.n), true
 		}
-		seen += float64(c)
+		seen += float64(b.n)
 	}
-	return h.bounds[len(h.bounds)-1], true
+	if math.IsInf(last.hi, 1) {
+		return last.lo, true
+	}
+	return last.hi, true
 }
 
 // atOrUnder estimates the share of h's values at or under x.
 func atOrUnder(h hist, x float64) (float64, bool) {
-	if len(h.bounds) == 0 {
-		return 0, false
-	}
 	var total, under float64
-	for i, c := range h.counts {
-		total += float64(c)
-		lo := 0.0
-		if i > 0 {
-			lo = h.bounds[i-1]
-		}
+	for _, b := range h.buckets() {
+		total += float64(b.n)
 		switch {
-		case i >= len(h.bounds): // overflow: above every bound
-			if x >= math.Inf(1) {
-				under += float64(c)
-			}
-		case h.bounds[i] <= x:
-			under += float64(c)
-		case lo < x:
-			under += float64(c) * (x - lo) / (h.bounds[i] - lo)
+		case b.hi <= x:
+			under += float64(b.n)
+		case b.lo < x && !math.IsInf(b.hi, 1):
+			under += float64(b.n) * (x - b.lo) / (b.hi - b.lo)
 		}
 	}
 	if total == 0 {
