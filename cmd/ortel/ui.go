@@ -15,7 +15,7 @@ import (
 )
 
 // uiFlagsUsage documents the live view's flags (bench and agent).
-const uiFlagsUsage = `  --ui ADDR           serve the live view (page, JSON API, stream at 10 Hz) on
+const uiFlagsUsage = `  --ui ADDR           serve the live view (page, JSON API, stream at 12.5 Hz) on
                       ADDR: a bare port is 127.0.0.1:PORT (default: off)
   --ui-allow-remote   allow a --ui address that is not loopback (needs --ui-token)
   --ui-token T        token the live view requires, as "Authorization: Bearer T"

@@ -1,5 +1,5 @@
 // Package liveview is ortel's live view: an in-process metric reader on the
-// MeterProvider that exports, sampled at 10 Hz into a bounded history, and a
+// MeterProvider that exports, sampled at 12.5 Hz into a bounded history, and a
 // small HTTP server that serves it as JSON, as a Server-Sent Events stream
 // and as one self-contained page (no network access, canvas charts).
 //
