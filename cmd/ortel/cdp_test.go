@@ -250,4 +250,3 @@ func (c *cdp) waitFor(ctx context.Context, session, expr string, d time.Duration
 		}
 	}
 }
-

@@ -85,7 +85,7 @@ func usagef(format string, args ...any) error {
 }
 
 func commands() []*command {
-	return []*command{benchCommand(), importCommand(), agentCommand(), doctorCommand(), reportCommand(), compareCommand(), versionCommand()}
+	return []*command{benchCommand(), importCommand(), agentCommand(), topCommand(), doctorCommand(), reportCommand(), compareCommand(), versionCommand()}
 }
 
 func main() {
