@@ -127,8 +127,9 @@ func (v *View) Sample(ctx context.Context) error {
 		}
 		// A callback's failure still leaves the readings it made.
 	}
-	s := read(&rm, time.Now())
+	s := read(&rm, time.Time{})
 	v.mu.Lock()
+	s.at = time.Now() // under the lock: the history stays in time order
 	v.seq++
 	v.snapshot(&s)
 	v.ring.push(s)
