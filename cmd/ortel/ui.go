@@ -156,7 +156,7 @@ func (l *liveUI) finish(e *env, benchErr error) {
 	if benchErr != nil {
 		l.view.SetPhase("failed", e.redact.Redact(benchErr.Error()), 0, 0)
 	} else {
-		l.view.SetPhase("done", "the bench finished; the report is at /api/v1/report", 0, 0)
+		l.view.SetPhase("finishing", "flushing telemetry and writing the report", 0, 0)
 	}
 	_ = l.view.Sample(context.Background())
 }
@@ -170,6 +170,8 @@ func (l *liveUI) hold(ctx context.Context, e *env, command string, rep any) {
 	if err := l.view.SetReport(rep); err != nil {
 		fmt.Fprintf(e.stderr, "ortel %s: warning: live view: %v\n", command, err)
 	}
+	l.view.SetPhase("done", "the bench finished; the report is at /api/v1/report", 0, 0)
+	l.view.Republish()
 	if ctx.Err() != nil {
 		return
 	}

@@ -119,7 +119,7 @@ func TestLiveViewInChromium(t *testing.T) {
 	}
 
 	// When the bench is done, the report is served and the phase says so.
-	c.waitFor(ctx, session, `document.getElementById("phase").textContent.startsWith("done")`, 2*time.Minute)
+	c.waitFor(ctx, session, `document.getElementById("phase").textContent.startsWith("done") && !document.getElementById("findings-box").hidden`, 2*time.Minute)
 	var rep struct {
 		Version int             `json:"version"`
 		Report  json.RawMessage `json:"report"`

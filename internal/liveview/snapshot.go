@@ -64,7 +64,7 @@ type Hardware struct {
 
 // Phase is what the bench is doing.
 type Phase struct {
-	Name     string   `json:"name"`               // loading, warm-up, measured, SLA search, profiling, done
+	Name     string   `json:"name"`               // loading, warm-up, measured, SLA search, profiling, finishing, done, failed
 	Detail   string   `json:"detail"`             // the bench's progress line
 	Progress *float64 `json:"progress,omitempty"` // 0..1 when known
 }

@@ -301,3 +301,25 @@ func (v *View) broadcast(b []byte) {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// Republish sends the newest sample again with the current phase, without
+// collecting: after the MeterProvider shut down, the page still learns that
+// the bench is done.
+func (v *View) Republish() {
+	v.mu.Lock()
+	s, ok := v.ring.newest()
+	if !ok {
+		v.mu.Unlock()
+		return
+	}
+	seq := s.snap.Seq
+	v.snapshot(s)
+	s.snap.Seq = seq
+	b, err := json.Marshal(s.snap)
+	v.mu.Unlock()
+	if err != nil {
+		return
+	}
+	v.latest.Store(&b)
+	v.broadcast(b)
+}
