@@ -37,6 +37,7 @@ Flags:
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
                       after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
   --quiet             no status lines on stderr
+` + uiFlagsUsage + `
 
 Examples:
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel agent --pid 4242
@@ -59,6 +60,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	var pidFlags listFlag
 	var out, endpoint string
 	var quiet bool
+	var uf uiFlags
+	uf.register(fs)
 	fs.DurationVar(&interval, "interval", time.Second, "")
 	fs.DurationVar(&duration, "duration", 0, "")
 	fs.Var(&pidFlags, "pid", "")
@@ -92,6 +95,9 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	if duration < 0 {
 		return usagef("--duration must not be negative (got %s)", duration)
 	}
+	if err := uf.validate(); err != nil {
+		return err
+	}
 	var pids []int
 	for _, p := range pidFlags {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
@@ -107,13 +113,19 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("--pid %d: no such process", pid)
 		}
 	}
+	ui := uf.newUI()
 	tel, err := startTelemetry(ctx, e, "agent", telemetry.Config{
 		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout, MetricInterval: interval,
 		Rotation: telemetry.Rotation{MaxBytes: int64(rotateMB) << 20, Backups: rotateKeep},
+		Readers:  ui.readers(),
 	})
 	if err != nil {
 		return err
 	}
+	if err := ui.start(ctx, e, "agent", uf); err != nil {
+		return errors.Join(err, stopTelemetry(ctx, tel))
+	}
+	defer ui.stop()
 	// NVML starts in the background (GPUWait 0): a slow driver does not
 	// delay the start; GPUs join the export when found.
 	set := hardware.Open(ctx, hardware.Options{MeterProvider: tel.MeterProvider, PIDs: pids})

@@ -39,8 +39,14 @@ Flags:
   --duration D        stop after this long (default: until interrupted)
   --out DIR           where OTLP/JSON files go when no endpoint is set
                       (default ortel-out/attach)
+  --rotate-mb N       start a new OTLP/JSON file when one reaches N MiB; 0 never
+                      rotates (default 64)
+  --rotate-keep N     rotated files kept per signal, the newest (default 4)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
+  --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
+                      after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
   --quiet             no status lines on stderr
+` + uiFlagsUsage + `
 
 Examples:
   sudo ortel attach --pid $(pgrep -f server.js)
@@ -68,6 +74,13 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&out, "out", "ortel-out/attach", "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
 	fs.BoolVar(&quiet, "quiet", false, "")
+	var exportTimeout time.Duration
+	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
+	var rotateMB, rotateKeep int
+	fs.IntVar(&rotateMB, "rotate-mb", 64, "")
+	fs.IntVar(&rotateKeep, "rotate-keep", 4, "")
+	var uf uiFlags
+	uf.register(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -83,6 +96,18 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 	}
 	if duration < 0 {
 		return usagef("--duration must not be negative (got %s)", duration)
+	}
+	if err := checkExportTimeout(exportTimeout); err != nil {
+		return err
+	}
+	if rotateMB < 0 || rotateMB > 1<<20 {
+		return usagef("--rotate-mb must be between 0 and %d (got %d)", 1<<20, rotateMB)
+	}
+	if rotateKeep < 1 {
+		return usagef("--rotate-keep must be 1 or more (got %d)", rotateKeep)
+	}
+	if err := uf.validate(); err != nil {
+		return err
 	}
 	var pids []int
 	for _, p := range pidFlags {
@@ -107,12 +132,19 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	ui := uf.newUI()
 	tel, err := startTelemetry(ctx, e, "attach", telemetry.Config{
-		ServiceName: "ortel-attach", OutputDir: out, Endpoint: endpoint,
+		ServiceName: "ortel-attach", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout,
+		Rotation: telemetry.Rotation{MaxBytes: int64(rotateMB) << 20, Backups: rotateKeep},
+		Readers:  ui.readers(),
 	})
 	if err != nil {
 		return err
 	}
+	if err := ui.start(ctx, e, "attach", uf); err != nil {
+		return errors.Join(err, stopTelemetry(ctx, tel))
+	}
+	defer ui.stop()
 	opts := []attach.Option{attach.WithTracerProvider(tel.TracerProvider), attach.WithMeterProvider(tel.MeterProvider)}
 	if len(pids) > 0 {
 		opts = append(opts, attach.WithPIDs(pids...))
@@ -136,7 +168,7 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 		if tel.Resolved.Mode == telemetry.ModeFile {
 			fmt.Fprintf(e.stderr, "ortel attach: no OTLP endpoint set; writing %s\n", strings.Join(tel.Files(), ", "))
 		} else {
-			fmt.Fprintf(e.stderr, "ortel attach: exporting to %s\n", tel.Resolved.TracesEndpoint)
+			fmt.Fprintf(e.stderr, "ortel attach: exporting traces to %s\n", tel.Resolved.Traces.Where())
 		}
 	}
 	if duration > 0 {
@@ -170,7 +202,13 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "ortel attach: %d malformed probe events dropped\n", st.Bad)
 		}
 	}
-	return errors.Join(runErr, closeErr, shutdownErr)
+	if err := errors.Join(runErr, closeErr); err != nil {
+		if shutdownErr != nil {
+			err = errors.Join(err, fmt.Errorf("telemetry shutdown: %w", shutdownErr))
+		}
+		return err
+	}
+	return telemetryOutcome(e, "attach", tel, shutdownErr)
 }
 
 // shortID shortens a build id for display.

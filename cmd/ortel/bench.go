@@ -16,6 +16,7 @@ import (
 	"github.com/ortel-dev/ortel/instrument/views"
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/hardware"
+	"github.com/ortel-dev/ortel/internal/liveview"
 	"github.com/ortel-dev/ortel/internal/models"
 	"github.com/ortel-dev/ortel/internal/ortenv"
 	"github.com/ortel-dev/ortel/internal/report"
@@ -84,7 +85,7 @@ Flags:
   --no-hardware       do not start the hardware receivers (CPU, memory, perf,
                       RAPL, thermal, NVIDIA GPU) or sample them
   --hw-interval D     how often the measured phase samples the hardware (default 200ms)
-` + analysisFlagsUsage + `
+` + uiFlagsUsage + analysisFlagsUsage + `
 Environment: the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT,
 _HEADERS, _INSECURE, _CERTIFICATE, _TIMEOUT, OTEL_SERVICE_NAME,
 OTEL_RESOURCE_ATTRIBUTES, ...). ONNXRUNTIME_SHARED_LIBRARY_PATH picks the
@@ -128,6 +129,7 @@ type benchFlags struct {
 	analysis                          analysisFlags
 	hwInterval                        time.Duration
 	exportTimeout                     time.Duration
+	ui                                uiFlags
 
 	// Parsed by validate.
 	warmupN    int
@@ -176,10 +178,14 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noHardware, "no-hardware", false, "")
 	f.analysis.register(fs)
 	fs.DurationVar(&f.hwInterval, "hw-interval", hardware.DefaultInterval, "")
+	f.ui.register(fs)
 }
 
 func (f *benchFlags) validate() error {
 	if err := f.parseLoad(); err != nil {
+		return err
+	}
+	if err := f.ui.validate(); err != nil {
 		return err
 	}
 	var err error
@@ -301,12 +307,22 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("create output folder %q: %w", out, err)
 	}
 
+	var uiOpts []liveview.Option
+	if f.slaParsed != nil {
+		uiOpts = append(uiOpts, liveview.WithSLA(f.slaParsed.Threshold, f.slaParsed.Percentile))
+	}
+	ui := f.ui.newUI(uiOpts...)
 	tel, err := startTelemetry(ctx, e, "bench", telemetry.Config{
 		ServiceName: "ortel", OutputDir: out, Endpoint: f.endpoint, ExportTimeout: f.exportTimeout, Views: views.FromEnv(),
+		Readers: ui.readers(),
 	})
 	if err != nil {
 		return err
 	}
+	if err := ui.start(ctx, e, "bench", f.ui); err != nil {
+		return errors.Join(err, stopTelemetry(ctx, tel))
+	}
+	defer ui.stop()
 
 	// Hardware receivers export through the bench's providers, and a sampler
 	// summarizes them over the measured phase. They stop after the
@@ -339,6 +355,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if !f.quiet {
 		cfg.Progress = prefixWriter{e.stderr, "ortel bench: "}
 	}
+	if ui != nil {
+		pw := phaseWriter{next: cfg.Progress, view: ui.view, runs: cfg.Runs, length: f.duration}
+		cfg.Progress = pw
+	}
 	rep, benchErr := bench.Run(ctx, cfg)
 	if benchErr == nil {
 		benchErr = analyzeAndExport(ctx, rep, tel.TracerProvider, tel.MeterProvider, aopts)
@@ -346,6 +366,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 
 	// Flush what was recorded even when the bench failed: nothing already
 	// measured is lost.
+	ui.finish(e, benchErr)
 	shutdownErr := stopTelemetry(ctx, tel)
 	if benchErr != nil {
 		return errors.Join(benchErr, shutdownErr)
@@ -388,6 +409,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)
 	}
+	ui.hold(ctx, e, "bench", rep)
 	// The report is out; telemetry that did not leave makes the exit
 	// status 4, with one line per signal.
 	return telemetryOutcome(e, "bench", tel, shutdownErr)

@@ -98,7 +98,7 @@ func usagef(format string, args ...any) error {
 }
 
 func commands() []*command {
-	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), doctorCommand(), reportCommand(), compareCommand(), replayCommand(), versionCommand()}
+	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), topCommand(), doctorCommand(), reportCommand(), compareCommand(), replayCommand(), versionCommand()}
 }
 
 func main() {

@@ -112,6 +112,10 @@ type Config struct {
 	MetricInterval time.Duration
 	// Views are handed to the MeterProvider.
 	Views []sdkmetric.View
+	// Readers are extra metric readers on the same MeterProvider as the
+	// exporter (in every mode), e.g. the live view's in-process reader: what
+	// they read is what is exported.
+	Readers []sdkmetric.Reader
 	// ExportTimeout bounds one OTLP export, retries included, overriding
 	// OTEL_EXPORTER_OTLP_TIMEOUT and its _TRACES_/_METRICS_ variants.
 	// Default: those variables, else 10s.

@@ -69,7 +69,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 
 	if r.Mode == ModeDisabled {
 		t.TracerProvider = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithSampler(sdktrace.NeverSample()))
-		t.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...))
+		t.MeterProvider = sdkmetric.NewMeterProvider(append(extraReaders(cfg), sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...))...)
 		return t, nil
 	}
 
@@ -108,7 +108,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	}
 	t.TracerProvider = sdktrace.NewTracerProvider(tpOpts...)
 
-	mpOpts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...)}
+	mpOpts := append(extraReaders(cfg), sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...))
 	if metricExp != nil {
 		cme := &countingMetricExporter{next: metricExp, stats: t.stats, abort: abortCtx, done: make(chan struct{}), spool: t.spools[1]}
 		t.exportersDone = append(t.exportersDone, cme.done)
@@ -120,6 +120,15 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	}
 	t.MeterProvider = sdkmetric.NewMeterProvider(mpOpts...)
 	return t, nil
+}
+
+// extraReaders returns cfg.Readers as MeterProvider options.
+func extraReaders(cfg Config) []sdkmetric.Option {
+	var opts []sdkmetric.Option
+	for _, r := range cfg.Readers {
+		opts = append(opts, sdkmetric.WithReader(r))
+	}
+	return opts
 }
 
 // exporters builds each signal's exporter: nil for KindNone. On failure

@@ -1,0 +1,325 @@
+package liveview
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+)
+
+const (
+	// DefaultInterval is how often the view samples: 12.5 Hz, a margin
+	// over the 10 Hz the page promises on a loaded machine.
+	DefaultInterval = 80 * time.Millisecond
+	// DefaultHistory is how much history the view keeps: 10 minutes, that
+	// is 7500 snapshots at 12.5 Hz (a few MB at most).
+	DefaultHistory = 10 * time.Minute
+	// DefaultWindow is the sliding window of the run percentiles and rate.
+	DefaultWindow = 10 * time.Second
+	// maxClients bounds the stream's concurrent clients.
+	maxClients = 16
+)
+
+// View samples a metric reader into a bounded history and fans each new
+// snapshot out to the stream's clients.
+type View struct {
+	reader   *sdkmetric.ManualReader
+	interval time.Duration
+	window   time.Duration
+	sla      *SLAStatus
+
+	mu   sync.Mutex
+	ring *ring
+	seq  uint64
+
+	phase       atomic.Pointer[phaseState]
+	report      atomic.Pointer[[]byte]
+	latest      atomic.Pointer[[]byte] // the last snapshot, as JSON
+	subMu       sync.Mutex
+	subscribers map[*client]struct{}
+	skipped     atomic.Uint64
+}
+
+// client is one stream reader: a buffer of one frame.
+type client struct{ frames chan []byte }
+
+type phaseState struct {
+	Phase
+	started   time.Time
+	startRuns uint64
+	runs      uint64        // expected runs of the phase, 0 when unknown
+	length    time.Duration // expected length of the phase, 0 when unknown
+}
+
+// Option configures a View.
+type Option func(*View)
+
+// WithInterval sets how often the view samples (default 80ms, 12.5 Hz).
+func WithInterval(d time.Duration) Option {
+	return func(v *View) {
+		if d > 0 {
+			v.interval = d
+		}
+	}
+}
+
+// WithWindow sets the sliding window of the run percentiles (default 10s).
+func WithWindow(d time.Duration) Option {
+	return func(v *View) {
+		if d > 0 {
+			v.window = d
+		}
+	}
+}
+
+// WithSLA makes every snapshot report the share of the window's runs at or
+// under threshold, and whether it reaches percentile (e.g. 99). Default: none.
+func WithSLA(threshold time.Duration, percentile float64) Option {
+	return func(v *View) {
+		v.sla = &SLAStatus{ThresholdSeconds: threshold.Seconds(), Percentile: percentile}
+	}
+}
+
+// NewReader returns the reader to put on the MeterProvider that exports
+// (telemetry.Config.Readers) and hand to New.
+func NewReader() *sdkmetric.ManualReader { return sdkmetric.NewManualReader() }
+
+// New returns a view of reader keeping DefaultHistory of snapshots. Call
+// Run to start sampling.
+func New(reader *sdkmetric.ManualReader, opts ...Option) *View {
+	v := &View{reader: reader, interval: DefaultInterval, window: DefaultWindow, subscribers: map[*client]struct{}{}}
+	for _, o := range opts {
+		o(v)
+	}
+	v.ring = newRing(int(DefaultHistory / v.interval))
+	return v
+}
+
+// Run samples every interval until ctx ends or the MeterProvider shuts
+// down; the last snapshot stays served after that.
+func (v *View) Run(ctx context.Context) {
+	t := time.NewTicker(v.interval)
+	defer t.Stop()
+	for {
+		if err := v.Sample(ctx); err != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Sample collects once, pushes the snapshot into the history and sends it
+// to the stream's clients. It fails once the reader is shut down.
+func (v *View) Sample(ctx context.Context) error {
+	var rm metricdata.ResourceMetrics
+	if err := v.reader.Collect(ctx, &rm); err != nil {
+		if errors.Is(err, sdkmetric.ErrReaderShutdown) || errors.Is(err, sdkmetric.ErrReaderNotRegistered) || ctx.Err() != nil {
+			return err
+		}
+		// A callback's failure still leaves the readings it made.
+	}
+	s := read(&rm, time.Time{})
+	v.mu.Lock()
+	s.at = time.Now() // under the lock: the history stays in time order
+	v.seq++
+	v.snapshot(&s)
+	v.ring.push(s)
+	v.mu.Unlock()
+	b, err := json.Marshal(s.snap)
+	if err != nil {
+		return err
+	}
+	v.latest.Store(&b)
+	v.broadcast(b)
+	return nil
+}
+
+// snapshot fills s.snap from s and the history. v.mu is held.
+func (v *View) snapshot(s *sample) {
+	snap := Snapshot{Version: Version, Time: s.at.UTC(), Seq: v.seq, Hardware: s.hw, Operators: s.ops}
+	if snap.Operators == nil {
+		snap.Operators = []Operator{}
+	}
+	snap.Runs = Runs{Total: s.runs.count, Errors: s.errors, InFlight: s.inFlight, WindowSeconds: v.window.Seconds()}
+	base, ok := v.ring.at(s.at.Add(-v.window))
+	w := s.runs
+	span := v.window
+	if ok {
+		w = delta(s.runs, base.runs)
+		span = s.at.Sub(base.at)
+	} else if oldest, ok := v.ring.oldest(); ok {
+		w = delta(s.runs, oldest.runs)
+		span = s.at.Sub(oldest.at)
+	} else {
+		span = 0
+	}
+	snap.Runs.InWindow = w.count
+	if span > 0 {
+		snap.Runs.WindowSeconds = span.Seconds()
+		snap.Runs.PerSecond = float64(w.count) / span.Seconds()
+	}
+	if w.count > 0 {
+		mean := w.sum / float64(w.count)
+		snap.Runs.MeanSeconds = &mean
+		for _, p := range []struct {
+			q   float64
+			dst **float64
+		}{{0.50, &snap.Runs.P50Seconds}, {0.95, &snap.Runs.P95Seconds}, {0.99, &snap.Runs.P99Seconds}} {
+			if x, ok := quantile(w, p.q); ok {
+				*p.dst = &x
+			}
+		}
+	}
+	if v.sla != nil {
+		sla := *v.sla
+		if c, ok := atOrUnder(w, sla.ThresholdSeconds); ok && w.count > 0 {
+			met := c*100 >= sla.Percentile
+			sla.Compliance, sla.Met = &c, &met
+		}
+		snap.SLA = &sla
+	}
+	if ps := v.phase.Load(); ps != nil {
+		ph := ps.Phase
+		var frac float64
+		switch {
+		case ps.runs > 0:
+			frac = float64(s.runs.count-min(s.runs.count, ps.startRuns)) / float64(ps.runs)
+		case ps.length > 0:
+			frac = float64(s.at.Sub(ps.started)) / float64(ps.length)
+		}
+		if ps.runs > 0 || ps.length > 0 {
+			frac = min(max(frac, 0), 1)
+			ph.Progress = &frac
+		}
+		snap.Phase = &ph
+	}
+	s.snap = snap
+}
+
+// SetPhase says what the bench is doing: name (loading, warm-up, measured,
+// SLA search, profiling, done) and its progress line. runs or length, when
+// not zero, is how many runs or how long the phase is expected to take; the
+// progress is measured against it.
+func (v *View) SetPhase(name, detail string, runs int, length time.Duration) {
+	ps := &phaseState{Phase: Phase{Name: name, Detail: detail}, started: time.Now(), length: length}
+	if runs > 0 {
+		ps.runs = uint64(runs)
+	}
+	v.mu.Lock()
+	if last, ok := v.ring.newest(); ok {
+		ps.startRuns = last.runs.count
+	}
+	v.mu.Unlock()
+	v.phase.Store(ps)
+}
+
+// SetReport publishes the finished report (any JSON-marshalable value) at
+// /api/v1/report.
+func (v *View) SetReport(r any) error {
+	b, err := json.Marshal(struct {
+		Version int `json:"version"`
+		Report  any `json:"report"`
+	}{Version, r})
+	if err != nil {
+		return err
+	}
+	v.report.Store(&b)
+	return nil
+}
+
+// History returns the snapshots of the last d, oldest first.
+func (v *View) History(d time.Duration) []Snapshot {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var out []Snapshot
+	newest, ok := v.ring.newest()
+	if !ok {
+		return []Snapshot{}
+	}
+	from := newest.at.Add(-d)
+	v.ring.each(func(s *sample) {
+		if !s.at.Before(from) {
+			out = append(out, s.snap)
+		}
+	})
+	if out == nil {
+		out = []Snapshot{}
+	}
+	return out
+}
+
+// Skipped is how many frames were replaced before a slow client took them.
+func (v *View) Skipped() uint64 { return v.skipped.Load() }
+
+func (v *View) subscribe() (*client, bool) {
+	v.subMu.Lock()
+	defer v.subMu.Unlock()
+	if len(v.subscribers) >= maxClients {
+		return nil, false
+	}
+	c := &client{frames: make(chan []byte, 1)}
+	v.subscribers[c] = struct{}{}
+	return c, true
+}
+
+func (v *View) unsubscribe(c *client) {
+	v.subMu.Lock()
+	delete(v.subscribers, c)
+	v.subMu.Unlock()
+}
+
+// broadcast hands b to every client without ever waiting: a client whose
+// buffer still holds an older frame gets it replaced by b.
+func (v *View) broadcast(b []byte) {
+	v.subMu.Lock()
+	defer v.subMu.Unlock()
+	for c := range v.subscribers {
+		select {
+		case c.frames <- b:
+			continue
+		default:
+		}
+		select { // only broadcast sends, so after taking one out there is room
+		case <-c.frames:
+			v.skipped.Add(1)
+		default:
+		}
+		select {
+		case c.frames <- b:
+		default:
+		}
+	}
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// Republish sends the newest sample again with the current phase, without
+// collecting: after the MeterProvider shut down, the page still learns that
+// the bench is done.
+func (v *View) Republish() {
+	v.mu.Lock()
+	s, ok := v.ring.newest()
+	if !ok {
+		v.mu.Unlock()
+		return
+	}
+	seq := s.snap.Seq
+	v.snapshot(s)
+	s.snap.Seq = seq
+	b, err := json.Marshal(s.snap)
+	v.mu.Unlock()
+	if err != nil {
+		return
+	}
+	v.latest.Store(&b)
+	v.broadcast(b)
+}
