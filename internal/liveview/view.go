@@ -152,15 +152,13 @@ func (v *View) snapshot(s *sample) {
 	snap.Runs = Runs{Total: s.runs.count, Errors: s.errors, InFlight: s.inFlight, WindowSeconds: v.window.Seconds()}
 	base, ok := v.ring.at(s.at.Add(-v.window))
 	w := s.runs
-	span := v.window
+	var span time.Duration // 0 until there is a sample to measure the window from
 	if ok {
 		w = delta(s.runs, base.runs)
 		span = s.at.Sub(base.at)
 	} else if oldest, ok := v.ring.oldest(); ok {
 		w = delta(s.runs, oldest.runs)
 		span = s.at.Sub(oldest.at)
-	} else {
-		span = 0
 	}
 	snap.Runs.InWindow = w.count
 	if span > 0 {
