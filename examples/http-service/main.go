@@ -36,7 +36,9 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -78,19 +80,16 @@ func main() {
 	}
 }
 
-// setupOTel is the service's own SDK setup: OTLP/gRPC exporters configured
-// by the standard OTEL_EXPORTER_OTLP_* variables, batched spans, periodic
+// setupOTel is the service's own SDK setup: OTLP exporters (gRPC, or
+// http/protobuf when OTEL_EXPORTER_OTLP_PROTOCOL says so) configured by the
+// standard OTEL_EXPORTER_OTLP_* variables, batched spans, periodic
 // metrics, W3C trace context. ortel uses whatever providers it is given.
 func setupOTel(ctx context.Context) (*sdktrace.TracerProvider, *sdkmetric.MeterProvider, error) {
-	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(semconv.ServiceName("http-service")))
+	res, err := newResource("http-service")
 	if err != nil {
 		return nil, nil, err
 	}
-	spanExp, err := otlptracegrpc.New(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	metricExp, err := otlpmetricgrpc.New(ctx)
+	spanExp, metricExp, err := newExporters(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -251,4 +250,52 @@ func syntheticPage(size, seed int) []float32 {
 		}
 	}
 	return img
+}
+
+// otlpProtocol is the OTLP transport of a signal ("TRACES" or "METRICS"):
+// OTEL_EXPORTER_OTLP_<SIGNAL>_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL,
+// else grpc (as ortel's own commands; the spec's default is http/protobuf).
+func otlpProtocol(signal string) string {
+	if p := os.Getenv("OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL"); p != "" {
+		return p
+	}
+	if p := os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL"); p != "" {
+		return p
+	}
+	return "grpc"
+}
+
+// newExporters returns OTLP span and metric exporters over each signal's
+// protocol; both read the standard OTEL_EXPORTER_OTLP_* variables.
+func newExporters(ctx context.Context) (sdktrace.SpanExporter, sdkmetric.Exporter, error) {
+	var spanExp sdktrace.SpanExporter
+	var err error
+	if otlpProtocol("TRACES") == "grpc" {
+		spanExp, err = otlptracegrpc.New(ctx)
+	} else {
+		spanExp, err = otlptracehttp.New(ctx)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var metricExp sdkmetric.Exporter
+	if otlpProtocol("METRICS") == "grpc" {
+		metricExp, err = otlpmetricgrpc.New(ctx)
+	} else {
+		metricExp, err = otlpmetrichttp.New(ctx)
+	}
+	if err != nil {
+		return nil, nil, errors.Join(err, spanExp.Shutdown(ctx))
+	}
+	return spanExp, metricExp, nil
+}
+
+// newResource names the service, letting OTEL_SERVICE_NAME and
+// OTEL_RESOURCE_ATTRIBUTES override the name given in code.
+func newResource(service string) (*resource.Resource, error) {
+	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(semconv.ServiceName(service)))
+	if err != nil {
+		return nil, err
+	}
+	return resource.Merge(res, resource.Environment())
 }

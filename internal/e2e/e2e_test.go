@@ -371,7 +371,7 @@ func (h *harness) pipelineWorkload() ([]string, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("the ocr-pipeline example is not built (%v): run make build", err)
 	}
-	return []string{bin, "-requests", "3", "-size", "160", "-out", h.t.TempDir()}, nil
+	return []string{bin, "-requests", "3", "-size", "160"}, nil
 }
 
 // workload returns the command line of the workload.
