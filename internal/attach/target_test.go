@@ -92,7 +92,7 @@ func TestProcessAttrsPod(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, kv := range processAttrsAt(root, 4242) {
-		got[string(kv.Key)] = kv.Value.Emit()
+		got[string(kv.Key)] = kv.Value.String()
 	}
 	want := map[string]string{"process.pid": "4242", "process.executable.name": "node", "process.runtime.name": "node",
 		"k8s.pod.uid": uid, "container.id": cid}

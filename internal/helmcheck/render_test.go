@@ -294,3 +294,48 @@ func renderedText(o Object) string {
 	b, _ := yaml.Marshal(o)
 	return string(b)
 }
+
+// BenchmarkRenderDecode: one render of the chart with ci/all-on-values.yaml
+// and the strict decode of every object.
+func BenchmarkRenderDecode(b *testing.B) {
+	root, err := stack.RepoRoot(".")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(root, ChartDir)
+	vals := filepath.Join(dir, "ci/all-on-values.yaml")
+	b.ReportAllocs()
+	for b.Loop() {
+		ms, err := Render(dir, "rel", "observability", vals)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Decode(ms); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestChartRefusesBadValues: values.schema.json turns a misspelt key or a
+// malformed value into a render error that names it.
+func TestChartRefusesBadValues(t *testing.T) {
+	dir := chartDir(t)
+	cases := []struct{ name, values, want string }{
+		{"misspelt key", "gateway:\n  tracesEndpont: x:4317\n", "tracesEndpont"},
+		{"bad interval", "agent:\n  interval: 1 second\n", "interval"},
+		{"bad header name", "gateway:\n  headers:\n    values:\n      \"x key\": v\n", "x key"},
+		{"pid not a number", "agent:\n  pids: [\"all\"]\n", "pids"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "v.yaml")
+			if err := os.WriteFile(p, []byte(tc.values), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Render(dir, "rel", "default", p)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("render with %q: %v, want an error naming %q", tc.values, err, tc.want)
+			}
+		})
+	}
+}

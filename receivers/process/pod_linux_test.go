@@ -42,7 +42,7 @@ func TestPodAttribution(t *testing.T) {
 		w := want[pid.AsInt64()]
 		for _, kv := range w.ToSlice() {
 			if v, ok := s.Value(kv.Key); !ok || v != kv.Value {
-				t.Errorf("%s pid %d: %s = %v, want %v", metric, pid.AsInt64(), kv.Key, v.Emit(), kv.Value.Emit())
+				t.Errorf("%s pid %d: %s = %v, want %v", metric, pid.AsInt64(), kv.Key, v.String(), kv.Value.String())
 			}
 		}
 		for _, k := range []attribute.Key{semconv.K8sPodNameKey, semconv.K8sNamespaceNameKey} {
