@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/ortel-dev/ortel/internal/stack"
+	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
 func chartDir(t *testing.T) string {
@@ -136,6 +137,19 @@ func checkCommon(t *testing.T, objs map[string]Object) {
 	}
 	if ra := env["OTEL_RESOURCE_ATTRIBUTES"].Value; !strings.Contains(ra, "k8s.pod.uid=$(K8S_POD_UID)") {
 		t.Errorf("agent OTEL_RESOURCE_ATTRIBUTES %q: want its own pod uid", ra)
+	}
+	// The spool lives on an emptyDir: the kubelet evicts a pod whose
+	// emptyDir outgrows its sizeLimit, so the limit must hold the spool's
+	// bound.
+	for _, v := range pod.Volumes {
+		if v.Name == "spool" {
+			if v.EmptyDir == nil || v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.Value() < telemetry.DefaultSpoolMaxBytes {
+				t.Errorf("agent spool volume: emptyDir %v, want one with a sizeLimit of at least %d bytes (the spool bound)", v.EmptyDir, telemetry.DefaultSpoolMaxBytes)
+			}
+		}
+	}
+	if !slices.Contains(agent.Args, "--out") {
+		t.Errorf("agent args %v: no --out, so the spool would go to the read-only root", agent.Args)
 	}
 	if sc := agent.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
 		t.Error("agent: root file system is not read-only")
