@@ -4,6 +4,23 @@ package semconv
 
 import "go.opentelemetry.io/otel/attribute"
 
+// ContainerIDKey is the attribute key "container.id": Container ID. Usually a
+// UUID, as for example used to identify Docker containers. The UUID might be
+// abbreviated.
+//
+// Type string, stability stable, upstream-defined, used on metrics and spans.
+//
+// ortel reads it from /proc/PID/cgroup (receivers/podattr): the full 64 hex
+// digits the runtime names the container's cgroup with.
+//
+// Examples: "a3bf90e006b2".
+const ContainerIDKey = attribute.Key("container.id")
+
+// ContainerID returns the attribute container.id=v.
+func ContainerID(v string) attribute.KeyValue {
+	return ContainerIDKey.String(v)
+}
+
 // CPULogicalNumberKey is the attribute key "cpu.logical_number": The logical
 // CPU number [0..n-1].
 //
@@ -472,6 +489,43 @@ const HwVendorKey = attribute.Key("hw.vendor")
 // HwVendor returns the attribute hw.vendor=v.
 func HwVendor(v string) attribute.KeyValue {
 	return HwVendorKey.String(v)
+}
+
+// K8sNamespaceNameKey is the attribute key "k8s.namespace.name": The name of
+// the namespace that the pod is running in.
+//
+// Type string, stability stable, upstream-defined, used on metrics and spans.
+//
+// Examples: "default".
+const K8sNamespaceNameKey = attribute.Key("k8s.namespace.name")
+
+// K8sNamespaceName returns the attribute k8s.namespace.name=v.
+func K8sNamespaceName(v string) attribute.KeyValue {
+	return K8sNamespaceNameKey.String(v)
+}
+
+// K8sPodNameKey is the attribute key "k8s.pod.name": The name of the Pod.
+//
+// Type string, stability stable, upstream-defined, used on metrics and spans.
+//
+// Examples: "opentelemetry-pod-autoconf".
+const K8sPodNameKey = attribute.Key("k8s.pod.name")
+
+// K8sPodName returns the attribute k8s.pod.name=v.
+func K8sPodName(v string) attribute.KeyValue {
+	return K8sPodNameKey.String(v)
+}
+
+// K8sPodUidKey is the attribute key "k8s.pod.uid": The UID of the Pod.
+//
+// Type string, stability stable, upstream-defined, used on metrics and spans.
+//
+// Examples: "275ecb36-5aa8-4c2a-9c47-d8bb681b9aff".
+const K8sPodUidKey = attribute.Key("k8s.pod.uid")
+
+// K8sPodUid returns the attribute k8s.pod.uid=v.
+func K8sPodUid(v string) attribute.KeyValue {
+	return K8sPodUidKey.String(v)
 }
 
 // NetworkIODirectionKey is the attribute key "network.io.direction": The
@@ -1348,6 +1402,7 @@ var (
 
 // Attributes lists every attribute of the registry, sorted by key.
 var Attributes = []Attribute{
+	{Key: "container.id", Type: "string", Brief: "Container ID. Usually a UUID, as for example used to identify Docker containers. The UUID might be abbreviated.", Stability: "stable", Upstream: true, SpansOnly: false},
 	{Key: "cpu.logical_number", Type: "int", Brief: "The logical CPU number [0..n-1].", Stability: "development", Upstream: true, SpansOnly: false, Metrics: []string{"system.cpu.frequency", "system.cpu.time", "system.cpu.utilization"}},
 	{Key: "cpu.mode", Type: "enum", Brief: "The mode of the CPU.", Stability: "release_candidate", Upstream: true, SpansOnly: false, Values: []string{"user", "system", "nice", "idle", "iowait", "interrupt", "steal"}, Metrics: []string{"process.cpu.time", "process.cpu.utilization", "system.cpu.time", "system.cpu.utilization"}},
 	{Key: "disk.io.direction", Type: "enum", Brief: "The disk IO operation direction.", Stability: "release_candidate", Upstream: true, SpansOnly: false, Values: []string{"read", "write"}, Metrics: []string{"process.disk.io"}},
@@ -1371,6 +1426,9 @@ var Attributes = []Attribute{
 	{Key: "hw.state", Type: "enum", Brief: "The current state of the component.", Stability: "development", Upstream: true, SpansOnly: false, Values: []string{"degraded", "failed", "needs_cleaning", "ok", "predicted_failure"}, Metrics: []string{"hw.status"}},
 	{Key: "hw.type", Type: "enum", Brief: "Type of the component.", Stability: "development", Upstream: true, SpansOnly: false, Values: []string{"battery", "cpu", "disk_controller", "enclosure", "fan", "gpu", "logical_disk", "memory", "network", "physical_disk", "power_supply", "tape_drive", "temperature", "voltage"}, Metrics: []string{"hw.energy", "hw.errors", "hw.power", "hw.status", "ortel.inference.energy", "ortel.inference.energy.dynamic", "ortel.inference.power"}},
 	{Key: "hw.vendor", Type: "string", Brief: "Vendor name of the hardware component.", Stability: "development", Upstream: true, SpansOnly: false, Metrics: []string{"hw.gpu.io", "hw.gpu.memory.limit", "hw.gpu.memory.usage", "hw.gpu.memory.utilization", "hw.gpu.utilization"}},
+	{Key: "k8s.namespace.name", Type: "string", Brief: "The name of the namespace that the pod is running in.", Stability: "stable", Upstream: true, SpansOnly: false},
+	{Key: "k8s.pod.name", Type: "string", Brief: "The name of the Pod.", Stability: "stable", Upstream: true, SpansOnly: false},
+	{Key: "k8s.pod.uid", Type: "string", Brief: "The UID of the Pod.", Stability: "stable", Upstream: true, SpansOnly: false},
 	{Key: "network.io.direction", Type: "enum", Brief: "The direction of traffic from the perspective of the observing host's physical or virtual network interface. It should not be used to represent the logical direction of a stateful connection or network flow.", Stability: "release_candidate", Upstream: true, SpansOnly: false, Values: []string{"transmit", "receive"}, Metrics: []string{"hw.errors", "hw.gpu.io", "nvidia.gpu.pcie.throughput"}},
 	{Key: "nvidia.clock.type", Type: "enum", Brief: "Clock domain of a GPU clock reading.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"graphics", "sm", "memory", "video"}, Metrics: []string{"nvidia.gpu.clock.frequency"}},
 	{Key: "nvidia.throttle.reason", Type: "enum", Brief: "Reason why the GPU clocks are being held below their maximum (NVML clocks event reasons).", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost", "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "display_clock_setting"}, Metrics: []string{"nvidia.gpu.throttle.active"}},

@@ -50,7 +50,11 @@
 //
 // The target's process attributes go on every span and metric point, not
 // on the resource: one attach may watch several processes, and the
-// resource describes ortel itself.
+// resource describes ortel itself. "process.*" above includes, for a
+// target in a container, k8s.pod.uid and container.id read from its
+// /proc/PID/cgroup (and k8s.pod.name and k8s.namespace.name when it runs in
+// attach's own pod; see receivers/podattr): runs are attributed to pods
+// with no new series, since each process has its own already.
 //
 // # What it cannot see
 //

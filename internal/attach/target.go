@@ -10,6 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	upstream "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/ortel-dev/ortel/receivers/podattr"
 )
 
 // ErrPython is returned for a Python process: the onnxruntime Python
@@ -152,6 +157,27 @@ func isORT(path string) bool {
 	}
 	defer f.Close()
 	return exportsOrt(f) == nil
+}
+
+// processAttrsAt are the attributes of a target process, read under
+// root/proc: process.pid, process.executable.name and, when recognised,
+// process.runtime.name; for a process in a container, k8s.pod.uid and
+// container.id from its cgroup (and k8s.pod.name and k8s.namespace.name
+// when it is in attach's own pod, see receivers/podattr). They go on run
+// spans and on the run metrics, whose series are per process already.
+func processAttrsAt(root string, pid uint32) []attribute.KeyValue {
+	exe := exeName(filepath.Join(root, "proc", strconv.FormatUint(uint64(pid), 10)))
+	attrs := []attribute.KeyValue{upstream.ProcessPID(int(pid))}
+	if exe != "" {
+		attrs = append(attrs, upstream.ProcessExecutableName(exe))
+	}
+	if rt := runtimeName(exe); rt != "" {
+		attrs = append(attrs, upstream.ProcessRuntimeName(rt))
+	}
+	if pod, err := podattr.Read(root, int(pid), nil); err == nil {
+		attrs = append(attrs, pod.Attributes()...)
+	}
+	return attrs
 }
 
 // exeName is the base name of a process's executable ("" if unknown).

@@ -70,3 +70,43 @@ func FuzzParseEvent(f *testing.F) {
 		}
 	})
 }
+
+// TestProcessAttrsPod: a target in a pod carries its pod UID and container
+// ID (cgroup v2, systemd driver, containerd), and a target on the host
+// carries neither.
+func TestProcessAttrsPod(t *testing.T) {
+	const (
+		uid = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+		cid = "3f1b2c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f801"
+	)
+	root := t.TempDir()
+	for path, text := range map[string]string{
+		"proc/4242/comm":   "node\n",
+		"proc/4242/cgroup": "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + strings.ReplaceAll(uid, "-", "_") + ".slice/cri-containerd-" + cid + ".scope\n",
+		"proc/4343/comm":   "server\n",
+		"proc/4343/cgroup": "0::/system.slice/inference.service\n",
+	} {
+		if err := mkdirWrite(filepath.Join(root, path), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]string{}
+	for _, kv := range processAttrsAt(root, 4242) {
+		got[string(kv.Key)] = kv.Value.String()
+	}
+	want := map[string]string{"process.pid": "4242", "process.executable.name": "node", "process.runtime.name": "node",
+		"k8s.pod.uid": uid, "container.id": cid}
+	if len(got) != len(want) {
+		t.Errorf("attributes %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	for _, kv := range processAttrsAt(root, 4343) {
+		if strings.HasPrefix(string(kv.Key), "k8s.") || kv.Key == "container.id" {
+			t.Errorf("host process carries %s", kv.Key)
+		}
+	}
+}

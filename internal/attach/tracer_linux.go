@@ -19,7 +19,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/ringbuf"
 	"go.opentelemetry.io/otel/attribute"
-	upstream "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"golang.org/x/sys/unix"
 )
 
@@ -277,19 +276,9 @@ func processAlive(pid int) bool {
 	return st != 'Z' && st != 'X'
 }
 
-// processAttrs are the attributes of a target process: process.pid,
-// process.executable.name and, when recognised, process.runtime.name.
-func processAttrs(pid uint32) []attribute.KeyValue {
-	exe := exeName(filepath.Join("/proc", strconv.FormatUint(uint64(pid), 10)))
-	attrs := []attribute.KeyValue{upstream.ProcessPID(int(pid))}
-	if exe != "" {
-		attrs = append(attrs, upstream.ProcessExecutableName(exe))
-	}
-	if rt := runtimeName(exe); rt != "" {
-		attrs = append(attrs, upstream.ProcessRuntimeName(rt))
-	}
-	return attrs
-}
+// processAttrs are the attributes of a target process on this host's
+// /proc (processAttrsAt).
+func processAttrs(pid uint32) []attribute.KeyValue { return processAttrsAt("/", pid) }
 
 // monoOffset returns Unix time minus CLOCK_MONOTONIC, in nanoseconds: add
 // it to a probe's timestamp to get wall time.

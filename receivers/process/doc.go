@@ -16,6 +16,13 @@
 // MeterProvider (upstream describes a process with resource attributes,
 // one resource per process; one MeterProvider has one resource).
 //
+// A process in a container also carries, on every point, the pod and
+// container it runs in, read once from /proc/PID/cgroup (package
+// receivers/podattr; cgroup v1 and v2, containerd, CRI-O, Docker):
+// k8s.pod.uid and container.id, and k8s.pod.name and k8s.namespace.name
+// when it is in the agent's own pod. They add no series: each process
+// already has its own.
+//
 //	| Metric                             | Instrument                   | Unit              | Attributes                                | Default |
 //	|------------------------------------|------------------------------|-------------------|-------------------------------------------|---------|
 //	| process.cpu.time                   | Float64ObservableCounter     | s                 | cpu.mode, process.pid                     | on      |

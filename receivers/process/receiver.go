@@ -14,6 +14,7 @@ import (
 	"github.com/ortel-dev/ortel/receivers"
 	"github.com/ortel-dev/ortel/receivers/internal/lifecycle"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
+	"github.com/ortel-dev/ortel/receivers/podattr"
 	"github.com/ortel-dev/ortel/semconv"
 )
 
@@ -116,7 +117,7 @@ func New(opts ...Option) (*Receiver, error) {
 			r.closeAll()
 			return nil, err
 		}
-		r.procs = append(r.procs, newProc(pid, h, len(r.procs)*numFail))
+		r.procs = append(r.procs, newProc(pid, h, len(r.procs)*numFail, podAttributes(c.Root, pid)))
 	}
 	r.prime()
 	if err := r.register(c, sel); err != nil {
@@ -125,10 +126,23 @@ func New(opts ...Option) (*Receiver, error) {
 	return r, nil
 }
 
-func newProc(pid int, h handle, base int) *proc {
-	id := semconv.ProcessPID(pid)
+// podAttributes returns the pod and container of process pid
+// (k8s.pod.uid, container.id, and pod name and namespace for the agent's
+// own pod) from root/proc/PID/cgroup; none for a process outside a
+// container or where the file cannot be read (no cgroups, not Linux).
+// They are constant for the process's life, so they are read once here.
+func podAttributes(root string, pid int) []attribute.KeyValue {
+	p, err := podattr.Read(root, pid, nil)
+	if err != nil {
+		return nil
+	}
+	return p.Attributes()
+}
+
+func newProc(pid int, h handle, base int, pod []attribute.KeyValue) *proc {
+	id := append([]attribute.KeyValue{semconv.ProcessPID(pid)}, pod...)
 	o := func(kv ...attribute.KeyValue) []metric.ObserveOption {
-		return []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(append(kv, id)...))}
+		return []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(append(kv, id...)...))}
 	}
 	return &proc{
 		pid: pid, h: h, base: base,
