@@ -358,6 +358,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if ui != nil {
 		pw := phaseWriter{next: cfg.Progress, view: ui.view, runs: cfg.Runs, length: f.duration}
 		cfg.Progress = pw
+		view := ui.view
+		cfg.NodeObserver = func(n instrument.ProfiledNode) {
+			view.ObserveNode(n.Run, n.Node.NodeName(), n.Node.OpName, n.Start, n.End, n.Depth)
+		}
 	}
 	rep, benchErr := bench.Run(ctx, cfg)
 	if benchErr == nil {
@@ -366,6 +370,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 
 	// Flush what was recorded even when the bench failed: nothing already
 	// measured is lost.
+	if ui != nil {
+		ui.view.FlushTimeline() // the last profiled run
+	}
 	ui.finish(e, benchErr)
 	shutdownErr := stopTelemetry(ctx, tel)
 	if benchErr != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
@@ -22,7 +23,8 @@ import (
 // the live page in headless Chromium: no script or console error, at least
 // 10 updates per second counted by the page over 5 s, the latency chart's
 // pixels change between two screenshots, and the REST payloads decode
-// strictly into the documented schema. ORTEL_UPDATE_SCREENSHOT=1 saves the
+// strictly into the documented schema, and the last profiled run's timeline
+// is served and drawn. ORTEL_UPDATE_SCREENSHOT=1 saves the
 // second screenshot as docs/liveview.png for the README.
 func TestLiveViewInChromium(t *testing.T) {
 	browser := findChromium(t)
@@ -129,6 +131,16 @@ func TestLiveViewInChromium(t *testing.T) {
 	getStrict(t, url+"api/v1/report", &rep)
 	if rep.Version != 1 || !bytes.Contains(rep.Report, []byte(`"model"`)) {
 		t.Errorf("report payload: version %d, %.200s", rep.Version, rep.Report)
+	}
+
+	// The last profiled run's timeline is drawn and served.
+	c.waitFor(ctx, session, `document.getElementById("probe").dataset.timeline !== undefined`, time.Minute)
+	var tl liveview.Timeline
+	getStrict(t, url+"api/v1/timeline", &tl)
+	var drawn string
+	c.eval(session, `document.getElementById("probe").dataset.timeline`, &drawn)
+	if want := fmt.Sprintf("%d:%d", tl.Run, len(tl.Nodes)); len(tl.Nodes) == 0 || drawn != want {
+		t.Errorf("timeline: served run %d with %d operators, page drew %q (want %q)", tl.Run, len(tl.Nodes), drawn, want)
 	}
 
 	if probe.Errors > 0 {

@@ -85,6 +85,10 @@ type Config struct {
 	// Progress, when set, receives one line per phase.
 	Progress io.Writer
 
+	// NodeObserver, when set, also receives every profiled operator (the
+	// live view draws the last profiled run's timeline from them).
+	NodeObserver func(instrument.ProfiledNode)
+
 	// runHook, for tests, is called inside every measured request, after
 	// its run, with the request's number in its phase.
 	runHook func(seq int)
@@ -208,7 +212,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		instrument.WithModelName(rep.Model.Name),
 		instrument.WithTracerProvider(cfg.TracerProvider),
 		instrument.WithMeterProvider(cfg.MeterProvider),
-		instrument.WithNodeObserver(b.ops.observe),
+		instrument.WithNodeObserver(b.observeNode),
 	}
 	if cfg.Generate > 0 {
 		return b.generation(ctx)
@@ -817,4 +821,13 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// observeNode feeds a profiled operator to the report and to the caller's
+// observer.
+func (b *bench) observeNode(n instrument.ProfiledNode) {
+	b.ops.observe(n)
+	if fn := b.cfg.NodeObserver; fn != nil {
+		fn(n)
+	}
 }

@@ -102,6 +102,14 @@ func (v *View) Handler(token string) http.Handler {
 		}
 		writeJSON(w, *b)
 	})
+	mux.HandleFunc("GET /api/v1/timeline", func(w http.ResponseWriter, r *http.Request) {
+		tl := v.Timeline()
+		if tl == nil {
+			jsonError(w, http.StatusNotFound, "no profiled run yet: operators appear once a run was profiled")
+			return
+		}
+		writeValue(w, tl)
+	})
 	mux.HandleFunc("GET /api/v1/stream", v.stream)
 	return guard(token, mux)
 }

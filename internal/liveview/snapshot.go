@@ -23,6 +23,9 @@ type Snapshot struct {
 	Hardware  Hardware   `json:"hardware"`
 	Phase     *Phase     `json:"phase,omitempty"`
 	Operators []Operator `json:"operators"`
+	// TimelineRun is the run of the timeline /api/v1/timeline serves, absent
+	// until a profiled run's operators arrived.
+	TimelineRun *int64 `json:"timeline_run,omitempty"`
 }
 
 // Runs is the inference runs' state. Percentiles and the rate are over the

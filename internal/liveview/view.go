@@ -43,6 +43,8 @@ type View struct {
 	subMu       sync.Mutex
 	subscribers map[*client]struct{}
 	skipped     atomic.Uint64
+
+	timelines timelines
 }
 
 // client is one stream reader: a buffer of one frame.
@@ -146,6 +148,10 @@ func (v *View) Sample(ctx context.Context) error {
 // snapshot fills s.snap from s and the history. v.mu is held.
 func (v *View) snapshot(s *sample) {
 	snap := Snapshot{Version: Version, Time: s.at.UTC(), Seq: v.seq, Hardware: s.hw, Operators: s.ops}
+	if tl := v.Timeline(); tl != nil {
+		run := tl.Run
+		snap.TimelineRun = &run
+	}
 	if snap.Operators == nil {
 		snap.Operators = []Operator{}
 	}
