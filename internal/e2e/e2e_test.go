@@ -222,6 +222,7 @@ func TestEndToEnd(t *testing.T) {
 	})
 
 	// 4. The workload, exporting to the collector.
+	workloadStart := time.Now()
 	h.step("run the workload", workloadTimeout, func(ctx context.Context) error {
 		argv, err := h.workload()
 		if err != nil {
@@ -302,6 +303,13 @@ func TestEndToEnd(t *testing.T) {
 		excused, err := checkDashboard(ctx, prom, root, ProbeHardware("/"), h.logDir)
 		if len(excused) > 0 {
 			t.Logf("dashboard metrics this machine cannot produce: %s", strings.Join(excused, ", "))
+		}
+		return err
+	})
+	h.check("run every dashboard query against Prometheus", checkTimeout, func(ctx context.Context) error {
+		excused, err := checkDashboardQueries(ctx, prom, root, ProbeHardware("/"), time.Since(workloadStart), h.logDir)
+		if len(excused) > 0 {
+			t.Logf("dashboard panels excused on this machine (no data, source absent):\n  %s", strings.Join(excused, "\n  "))
 		}
 		return err
 	})
@@ -842,6 +850,95 @@ func checkDashboard(ctx context.Context, prom *Prom, root string, hw Hardware, l
 	}
 	if len(missing) > 0 {
 		return excused, fmt.Errorf("the dashboard queries metrics Prometheus never received: %s", strings.Join(missing, ", "))
+	}
+	return excused, nil
+}
+
+// checkDashboardQueries runs every panel query of the dashboard against
+// Prometheus, as Grafana would over a time range covering the workload
+// (since = how long ago it started), and requires data: at least one
+// finite value. Query variables are resolved through Prometheus first (all
+// their values selected, as the dashboard's default "All" does), so their
+// queries must return values too. A panel of ExcusedPanels may come back
+// empty when the machine lacks its source; it is listed in excused.
+func checkDashboardQueries(ctx context.Context, prom *Prom, root string, hw Hardware, since time.Duration, logDir string) (excused []string, err error) {
+	d, err := stack.LoadDashboard(filepath.Join(root, stack.DashboardsDir, "ortel.json"))
+	if err != nil {
+		return nil, err
+	}
+	// The range covers the whole workload, plus a few scrapes of slack.
+	window := fmt.Sprintf("%ds", int(math.Ceil(since.Seconds()))+5)
+	values := map[string]string{"__rate_interval": window, "__range": window, "__interval": scrapeInterval}
+	vars, err := Variables(d)
+	if err != nil {
+		return nil, err
+	}
+	for name, text := range vars {
+		sel, label, ok := LabelValuesQuery(text)
+		if !ok {
+			return nil, fmt.Errorf("variable %s: %q is not label_values(selector, label)", name, text)
+		}
+		series, err := prom.Series(ctx, sel)
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", name, err)
+		}
+		var vals []string
+		for _, s := range series {
+			if v := s[label]; v != "" && !slices.Contains(vals, v) {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			return nil, fmt.Errorf("variable %s: %s has no values", name, text)
+		}
+		sort.Strings(vals)
+		values[name] = MultiValue(vals)
+	}
+
+	var log strings.Builder
+	fmt.Fprintf(&log, "variables: %v\n", values)
+	defer func() { _ = os.WriteFile(filepath.Join(logDir, "dashboard-queries.txt"), []byte(log.String()), 0o644) }()
+	var failed []string
+	for _, q := range PanelQueries(d) {
+		expr, err := ExpandGrafana(q.Expr, values)
+		if err != nil {
+			return excused, fmt.Errorf("%s: %w", q, err)
+		}
+		need, excusable := ExcusedPanels[q.Panel]
+		excusable = excusable && !hw.Available(need)
+		var got []Sample
+		query := func(ctx context.Context) error {
+			var err error
+			if got, err = prom.Query(ctx, expr); err != nil {
+				return err // a query Prometheus refuses is broken, not late
+			}
+			if !HasData(got) {
+				return notYet("no data")
+			}
+			return nil
+		}
+		var qerr error
+		if excusable {
+			// The source is absent: one try, no wait.
+			qerr = query(ctx)
+		} else {
+			// Everything has arrived by now (the checks before waited for
+			// it); a short wait covers the last scrape.
+			qctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			qerr = Poll(qctx, pollInterval, query)
+			cancel()
+		}
+		fmt.Fprintf(&log, "%s: %d series, data=%v\n  %s\n", q, len(got), HasData(got), expr)
+		switch {
+		case qerr == nil:
+		case excusable && errors.Is(qerr, ErrNotYet):
+			excused = append(excused, fmt.Sprintf("%s (needs %s)", q, need))
+		default:
+			failed = append(failed, fmt.Sprintf("%s: %v\n    %s", q, qerr, expr))
+		}
+	}
+	if len(failed) > 0 {
+		return excused, fmt.Errorf("dashboard queries without data:\n  %s", strings.Join(failed, "\n  "))
 	}
 	return excused, nil
 }
