@@ -187,6 +187,10 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		// The alerting rules load too (a broken rule stops Prometheus).
+		if promCfg, err = AbsRuleFiles(promCfg, filepath.Dir(filepath.Join(root, stack.PrometheusConfig))); err != nil {
+			return err
+		}
 		promCfgPath := h.write("prometheus.yml", promCfg)
 		storage := h.t.TempDir()
 		p, err := h.startProcess("prometheus", nil, promBin,
@@ -379,7 +383,7 @@ func (h *harness) pipelineWorkload() ([]string, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("the ocr-pipeline example is not built (%v): run make build", err)
 	}
-	return []string{bin, "-requests", "3", "-size", "160", "-out", h.t.TempDir()}, nil
+	return []string{bin, "-requests", "3", "-size", "160"}, nil
 }
 
 // workload returns the command line of the workload.
