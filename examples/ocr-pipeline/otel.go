@@ -6,7 +6,9 @@ import (
 	"os"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -16,8 +18,9 @@ import (
 )
 
 // providers is the program's own OpenTelemetry SDK setup, as any service
-// has one: OTLP/gRPC exporters configured by the standard
-// OTEL_EXPORTER_OTLP_* variables, batched spans, periodic metrics, and
+// has one: OTLP exporters configured by the standard OTEL_EXPORTER_OTLP_*
+// variables (gRPC, or http/protobuf when OTEL_EXPORTER_OTLP_PROTOCOL or its
+// _TRACES_/_METRICS_ variant says so), batched spans, periodic metrics, and
 // ortel's histogram views (instrument/views). Without an endpoint nothing is
 // exported: the telemetry is recorded and dropped.
 type providers struct {
@@ -35,11 +38,21 @@ func setupOTel(ctx context.Context, service string) (*providers, error) {
 	mopts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithView(views.FromEnv()...)}
 	p := &providers{exported: os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""}
 	if p.exported {
-		spanExp, err := otlptracegrpc.New(ctx)
+		var spanExp sdktrace.SpanExporter
+		if protocol("TRACES") == "http/protobuf" {
+			spanExp, err = otlptracehttp.New(ctx)
+		} else {
+			spanExp, err = otlptracegrpc.New(ctx)
+		}
 		if err != nil {
 			return nil, err
 		}
-		metricExp, err := otlpmetricgrpc.New(ctx)
+		var metricExp sdkmetric.Exporter
+		if protocol("METRICS") == "http/protobuf" {
+			metricExp, err = otlpmetrichttp.New(ctx)
+		} else {
+			metricExp, err = otlpmetricgrpc.New(ctx)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -54,4 +67,17 @@ func setupOTel(ctx context.Context, service string) (*providers, error) {
 // shutdown flushes and stops both providers.
 func (p *providers) shutdown(ctx context.Context) error {
 	return errors.Join(p.tp.Shutdown(ctx), p.mp.Shutdown(ctx))
+}
+
+// protocol returns the OTLP protocol of a signal ("TRACES" or "METRICS"):
+// OTEL_EXPORTER_OTLP_<SIGNAL>_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL,
+// else grpc (the exporters here support grpc and http/protobuf).
+func protocol(signal string) string {
+	if v := os.Getenv("OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL"); v != "" {
+		return v
+	}
+	if v := os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL"); v != "" {
+		return v
+	}
+	return "grpc"
 }

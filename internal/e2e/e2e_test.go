@@ -41,16 +41,17 @@ const (
 	scrapeInterval  = "1s"
 )
 
-// The default workload: 30 measured runs plus a 3-run operator-profiling
+// The default workload: 200 measured runs plus a 3-run operator-profiling
 // pass on the PaddleOCR detection model at a small input size. Every Run
 // goes through the instrumented session and is recorded in the run
 // histogram: the cold first run and the measured runs with
 // onnxruntime.run.profiled=false, the profiling pass with =true.
 const (
-	benchRuns        = 30
+	benchRuns        = 200 // several metric exports long: rate() needs the counters to move between scrapes
 	benchWarmup      = 0
 	benchProfileRuns = 3
 	benchModel       = "ch_PP-OCRv4_det_infer.onnx"
+	pipelineRequests = 10 // several metric exports long, as benchRuns
 )
 
 // Prometheus selectors of the bench workload's series: the collector's
@@ -383,7 +384,7 @@ func (h *harness) pipelineWorkload() ([]string, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("the ocr-pipeline example is not built (%v): run make build", err)
 	}
-	return []string{bin, "-requests", "3", "-size", "160"}, nil
+	return []string{bin, "-requests", strconv.Itoa(pipelineRequests), "-size", "160"}, nil
 }
 
 // workload returns the command line of the workload.
@@ -628,8 +629,8 @@ func checkPipeline(ctx context.Context, prom *Prom, tap *otlptest.Receiver) erro
 				return notYet("%s_count by stage = %v: no %q stage yet", name, stages, st)
 			}
 		}
-		if stages["detect"] != 3 {
-			return notYet("%d detect stages recorded, want one per request (3)", int(stages["detect"]))
+		if stages["detect"] != pipelineRequests {
+			return notYet("%d detect stages recorded, want one per request (%d)", int(stages["detect"]), pipelineRequests)
 		}
 		return nil
 	}); err != nil {
@@ -859,9 +860,9 @@ func checkDashboard(ctx context.Context, prom *Prom, root string, hw Hardware, l
 }
 
 // checkDashboardQueries runs every panel query of the dashboard against
-// Prometheus, as Grafana would over a time range covering the workload
-// (since = how long ago it started), and requires data: at least one
-// finite value. Query variables are resolved through Prometheus first (all
+// Prometheus, as Grafana would (a range query) over a time range covering
+// the workload (since = how long ago it started), and requires data: at
+// least one finite point. Query variables are resolved through Prometheus first (all
 // their values selected, as the dashboard's default "All" does), so their
 // queries must return values too. A panel of ExcusedPanels may come back
 // empty when the machine lacks its source; it is listed in excused.
@@ -870,9 +871,16 @@ func checkDashboardQueries(ctx context.Context, prom *Prom, root string, hw Hard
 	if err != nil {
 		return nil, err
 	}
-	// The range covers the whole workload, plus a few scrapes of slack.
-	window := fmt.Sprintf("%ds", int(math.Ceil(since.Seconds()))+5)
-	values := map[string]string{"__rate_interval": window, "__range": window, "__interval": scrapeInterval}
+	// Grafana runs range queries over the dashboard's time range: here the
+	// workload's, plus a few scrapes of slack, at the scrape interval, with
+	// $__rate_interval as Grafana computes it (4 scrape intervals).
+	end := time.Now()
+	begin := end.Add(-since - 5*time.Second)
+	values := map[string]string{
+		"__rate_interval": "4s",
+		"__interval":      scrapeInterval,
+		"__range":         fmt.Sprintf("%ds", int(math.Ceil(end.Sub(begin).Seconds()))),
+	}
 	vars, err := Variables(d)
 	if err != nil {
 		return nil, err
@@ -913,7 +921,7 @@ func checkDashboardQueries(ctx context.Context, prom *Prom, root string, hw Hard
 		var got []Sample
 		query := func(ctx context.Context) error {
 			var err error
-			if got, err = prom.Query(ctx, expr); err != nil {
+			if got, err = prom.QueryRange(ctx, expr, begin, time.Now(), time.Second); err != nil {
 				return err // a query Prometheus refuses is broken, not late
 			}
 			if !HasData(got) {
@@ -928,7 +936,7 @@ func checkDashboardQueries(ctx context.Context, prom *Prom, root string, hw Hard
 		} else {
 			// Everything has arrived by now (the checks before waited for
 			// it); a short wait covers the last scrape.
-			qctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			qerr = Poll(qctx, pollInterval, query)
 			cancel()
 		}
