@@ -637,8 +637,8 @@ func checkPipeline(ctx context.Context, prom *Prom, tap *otlptest.Receiver) erro
 		return err
 	}
 	// The request spans end last: wait until their batch has arrived too.
-	if err := tap.WaitSpans(ctx, func(s []otlptest.Span) bool { return CheckPipelineTree(s) == nil }); err != nil {
-		return fmt.Errorf("%w; last: %v", err, CheckPipelineTree(tap.Spans()))
+	if err := tap.WaitSpans(ctx, func(s []otlptest.Span) bool { return CheckPipelineTree(s, pipelineRequests) == nil }); err != nil {
+		return fmt.Errorf("%w; last: %v", err, CheckPipelineTree(tap.Spans(), pipelineRequests))
 	}
 	return nil
 }
