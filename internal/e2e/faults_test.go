@@ -149,7 +149,13 @@ func TestFaults(t *testing.T) {
 	})
 
 	h.step("wait for the bench", workloadTimeout, func(ctx context.Context) error {
-		return bench.Wait(ctx)
+		err := bench.Wait(ctx)
+		if err != nil && strings.Contains(err.Error(), "exit status 4") {
+			// 4: telemetry spooled or lost; report.json says which.
+			t.Logf("bench: %v (telemetry spooled or lost)", err)
+			return nil
+		}
+		return err
 	})
 	tel, err := readTelemetry(filepath.Join(out, "report.json"))
 	if err != nil {
@@ -173,19 +179,23 @@ func TestFaults(t *testing.T) {
 	}
 
 	h.check("every span the bench ended left the collector", faultCheckLimit, func(ctx context.Context) error {
+		// Wait for what ortel still held (exported or spooled); the
+		// dropped ones can never arrive.
+		held := tel.SpansExported + tel.SpansSpooled
 		var got int
 		err := tap.WaitSpans(ctx, func(s []otlptest.Span) bool {
 			got = len(uniqueBenchSpans(s))
-			return int64(got) >= ended
+			return int64(got) >= held
 		})
 		all := tap.Spans()
-		t.Logf("the collector delivered %d spans, %d distinct ones of the bench; the bench ended %d: %d lost",
-			len(all), got, ended, ended-int64(got))
+		lost := ended - int64(got)
+		t.Logf("the collector delivered %d spans, %d distinct ones of the bench; the bench ended %d: %d lost (%.1f%%)",
+			len(all), got, ended, lost, 100*float64(lost)/float64(max(ended, 1)))
 		if err != nil {
-			return fmt.Errorf("%d of the %d spans the bench ended left the collector (%d lost): %w", got, ended, ended-int64(got), err)
+			return fmt.Errorf("%d of the %d spans the bench exported or spooled left the collector: %w", got, held, err)
 		}
 		if int64(got) != ended {
-			return fmt.Errorf("%d distinct bench spans left the collector, more than the %d the bench ended", got, ended)
+			return fmt.Errorf("%d distinct bench spans left the collector, the bench ended %d: %d lost", got, ended, lost)
 		}
 		return nil
 	})
