@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/semconv"
 )
 
 // The alerting rules pass promtool's checks and unit tests (a case that
@@ -65,6 +66,59 @@ func TestEveryAlertIsTested(t *testing.T) {
 	for _, f := range tests.RuleFiles {
 		if got := filepath.Join(filepath.Dir(filepath.Join(root, RuleTestsFile)), f); got != filepath.Join(root, RulesFile) {
 			t.Errorf("the promtool tests load %s, not %s", got, RulesFile)
+		}
+	}
+}
+
+// collectorOwnMetrics are the collector's own counters the rules read, as
+// its Prometheus endpoint names them (0.155: no _total suffix; seen in
+// the e2e's Prometheus, or their send/enqueue siblings, which appear once
+// an export fails).
+var collectorOwnMetrics = []string{
+	"otelcol_receiver_refused_spans", "otelcol_receiver_refused_metric_points",
+	"otelcol_receiver_failed_spans", "otelcol_receiver_failed_metric_points",
+	"otelcol_exporter_send_failed_spans", "otelcol_exporter_send_failed_metric_points",
+	"otelcol_exporter_enqueue_failed_spans", "otelcol_exporter_enqueue_failed_metric_points",
+}
+
+// Every series a rule reads is a registered metric under its Prometheus
+// name, a series the rules record, up, or one of the collector's own
+// counters: a misspelt name (a _total too many) selects nothing and the
+// alert never fires, which promtool's tests, written with the same name,
+// would not notice.
+func TestAlertRulesReadRealSeries(t *testing.T) {
+	var rules RuleGroups
+	if err := LoadYAML(filepath.Join(repoRoot(t), RulesFile), &rules); err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{"up": true}
+	for _, m := range semconv.Metrics {
+		for _, s := range MetricSeries(m) {
+			known[s] = true
+		}
+	}
+	for _, n := range collectorOwnMetrics {
+		known[n] = true
+	}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			if r.Record != "" {
+				known[r.Record] = true
+			}
+		}
+	}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			names, err := MetricNames(r.Expr)
+			if err != nil {
+				t.Errorf("rule %s%s: %v", r.Record, r.Alert, err)
+				continue
+			}
+			for _, n := range names {
+				if !known[n] {
+					t.Errorf("rule %s%s reads %s, which is no registered metric's Prometheus name, recorded series or collector counter", r.Record, r.Alert, n)
+				}
+			}
 		}
 	}
 }
