@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -94,10 +95,53 @@ func bytesText(n int64) string {
 
 // spoolingTraceClient sends through next and spools what next fails to
 // send. Spans spooled are counted in stats.spansSpooled.
+//
+// After a failed export it spools the following batches straight away,
+// without trying the collector, for breakerProbe; then one export tries
+// again (and closes the breaker when it succeeds). Without this, every batch
+// of an outage waits the whole export timeout before it is spooled: the
+// queue drains at one batch per timeout (512 spans per 2-10 s) while a busy
+// service ends thousands of spans a second, and the rest meet a full queue
+// and are lost.
 type spoolingTraceClient struct {
-	next  otlptrace.Client
-	spool *spool
-	stats *stats
+	next    otlptrace.Client
+	spool   *spool
+	stats   *stats
+	breaker *breaker
+}
+
+// breakerProbe is how long a failed export keeps the collector marked
+// down: exports in that time go to the spool without trying it.
+const breakerProbe = time.Second
+
+// breaker remembers that the collector is down. Exports of one exporter
+// are sequential, but Stop may race with them, hence the mutex.
+type breaker struct {
+	mu        sync.Mutex
+	now       func() time.Time
+	openUntil time.Time
+	last      error // the failure that opened it
+}
+
+func newBreaker() *breaker { return &breaker{now: time.Now} }
+
+// skip reports whether an export should go to the spool without trying
+// the collector, and the error that opened the breaker.
+func (b *breaker) skip() (bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.last != nil && b.now().Before(b.openUntil), b.last
+}
+
+// record notes an export's outcome.
+func (b *breaker) record(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err == nil {
+		b.last = nil
+		return
+	}
+	b.last, b.openUntil = err, b.now().Add(breakerProbe)
 }
 
 func (c spoolingTraceClient) Start(ctx context.Context) error { return c.next.Start(ctx) }
@@ -107,9 +151,15 @@ func (c spoolingTraceClient) Stop(ctx context.Context) error {
 }
 
 func (c spoolingTraceClient) UploadTraces(ctx context.Context, rs []*tracepb.ResourceSpans) error {
-	err := c.next.UploadTraces(ctx, rs)
-	if err == nil {
-		return nil
+	var err error
+	if skip, last := c.breaker.skip(); skip {
+		err = fmt.Errorf("the collector failed the previous export, spooled without trying it: %w", last)
+	} else {
+		err = c.next.UploadTraces(ctx, rs)
+		c.breaker.record(err)
+		if err == nil {
+			return nil
+		}
 	}
 	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: rs}
 	if serr := c.spool.write(proto.Size(req), func(w *otlpjson.Writer) error { return w.WriteTraces(req) }); serr != nil {
