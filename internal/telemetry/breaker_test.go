@@ -29,8 +29,8 @@ func (f *fakeTraceClient) UploadTraces(context.Context, []*tracepb.ResourceSpans
 }
 
 // After a failed export the next ones go to the spool without waiting on
-// the collector, until breakerProbe has passed; then one tries it again,
-// and a success sends the following ones to the collector again.
+// the collector; once breakerProbe has passed a background probe tries it,
+// and when the probe succeeds the following batches go to the collector.
 func TestSpoolingClientSkipsADownCollector(t *testing.T) {
 	now := time.Unix(1700000000, 0)
 	b := newBreaker()
@@ -62,13 +62,18 @@ func TestSpoolingClientSkipsADownCollector(t *testing.T) {
 
 	now = now.Add(breakerProbe)
 	next.down = false
-	upload() // probes, succeeds
-	upload()
+	upload()        // spooled; starts a probe, which succeeds
+	b.probes.Wait() // the probe has ended
+	upload()        // the collector again
 	if next.calls != 3 {
-		t.Errorf("after the probe interval the collector was tried %d times in all, want 3", next.calls)
+		t.Errorf("after the probe the collector was tried %d times in all (probe included), want 3", next.calls)
 	}
-	if got := st.spansSpooled.Load(); got != 6 {
-		t.Errorf("%d spans spooled after the collector came back, want still 6", got)
+	if got := st.spansSpooled.Load(); got != 8 {
+		t.Errorf("%d spans spooled, want 8 (4 batches while marked down)", got)
+	}
+	upload()
+	if next.calls != 4 || st.spansSpooled.Load() != 8 {
+		t.Errorf("with the collector back: %d tries, %d spooled; want 4 and still 8", next.calls, st.spansSpooled.Load())
 	}
 	if err := c.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -77,7 +82,7 @@ func TestSpoolingClientSkipsADownCollector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b2), "\n"); n != 3 {
-		t.Errorf("the spool holds %d records, want 3", n)
+	if n := strings.Count(string(b2), "\n"); n != 4 {
+		t.Errorf("the spool holds %d records, want 4", n)
 	}
 }

@@ -96,11 +96,12 @@ func bytesText(n int64) string {
 // spoolingTraceClient sends through next and spools what next fails to
 // send. Spans spooled are counted in stats.spansSpooled.
 //
-// After a failed export it spools the following batches straight away,
-// without trying the collector, for breakerProbe; then one export tries
-// again (and closes the breaker when it succeeds). Without this, every batch
-// of an outage waits the whole export timeout before it is spooled: the
-// queue drains at one batch per timeout (512 spans per 2-10 s) while a busy
+// A failed export marks the collector down: the following batches go to
+// the spool at once, without trying it, and a probe (an empty export, in
+// the background) tries it again every breakerProbe; when a probe
+// succeeds, batches go to the collector again. Without this, every batch of
+// an outage waits the whole export timeout before it is spooled: the queue
+// drains at one batch per timeout (512 spans per 2-10 s) while a busy
 // service ends thousands of spans a second, and the rest meet a full queue
 // and are lost.
 type spoolingTraceClient struct {
@@ -110,53 +111,74 @@ type spoolingTraceClient struct {
 	breaker *breaker
 }
 
-// breakerProbe is how long a failed export keeps the collector marked
-// down: exports in that time go to the spool without trying it.
+// breakerProbe is how often a collector marked down is probed.
 const breakerProbe = time.Second
 
-// breaker remembers that the collector is down. Exports of one exporter
-// are sequential, but Stop may race with them, hence the mutex.
+// breaker remembers that the collector is down and runs the probes.
 type breaker struct {
 	mu        sync.Mutex
 	now       func() time.Time
-	openUntil time.Time
-	last      error // the failure that opened it
+	down      bool
+	last      error     // the failure that marked it down, or the latest probe's
+	nextProbe time.Time // when the next probe may start
+	probing   bool
+	probes    sync.WaitGroup
 }
 
 func newBreaker() *breaker { return &breaker{now: time.Now} }
 
-// skip reports whether an export should go to the spool without trying
-// the collector, and the error that opened the breaker.
-func (b *breaker) skip() (bool, error) {
+// state reports whether the collector is marked down, with the failure,
+// and whether the caller should start a probe now.
+func (b *breaker) state() (down bool, last error, probe bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.last != nil && b.now().Before(b.openUntil), b.last
+	if !b.down {
+		return false, nil, false
+	}
+	if !b.probing && !b.now().Before(b.nextProbe) {
+		b.probing = true
+		b.probes.Add(1)
+		probe = true
+	}
+	return true, b.last, probe
 }
 
-// record notes an export's outcome.
-func (b *breaker) record(err error) {
+// record notes the outcome of an export or a probe.
+func (b *breaker) record(err error, probe bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if probe {
+		b.probing = false
+	}
 	if err == nil {
-		b.last = nil
+		b.down, b.last = false, nil
 		return
 	}
-	b.last, b.openUntil = err, b.now().Add(breakerProbe)
+	b.down, b.last, b.nextProbe = true, err, b.now().Add(breakerProbe)
 }
 
 func (c spoolingTraceClient) Start(ctx context.Context) error { return c.next.Start(ctx) }
 
 func (c spoolingTraceClient) Stop(ctx context.Context) error {
-	return errors.Join(c.next.Stop(ctx), c.spool.close())
+	err := c.next.Stop(ctx)
+	c.breaker.probes.Wait() // bounded: a probe ends at the export timeout, or when Stop closes the connection
+	return errors.Join(err, c.spool.close())
 }
 
 func (c spoolingTraceClient) UploadTraces(ctx context.Context, rs []*tracepb.ResourceSpans) error {
 	var err error
-	if skip, last := c.breaker.skip(); skip {
-		err = fmt.Errorf("the collector failed the previous export, spooled without trying it: %w", last)
+	if down, last, probe := c.breaker.state(); down {
+		if probe {
+			go func() {
+				defer c.breaker.probes.Done()
+				// An empty export: the collector answers it when it is back.
+				c.breaker.record(c.next.UploadTraces(context.WithoutCancel(ctx), nil), true)
+			}()
+		}
+		err = fmt.Errorf("the collector failed an earlier export, spooled without trying it: %w", last)
 	} else {
 		err = c.next.UploadTraces(ctx, rs)
-		c.breaker.record(err)
+		c.breaker.record(err, false)
 		if err == nil {
 			return nil
 		}
