@@ -17,7 +17,7 @@ export CC := $(CURDIR)/scripts/cc-quiet-nvml.sh
 # staticcheck, pinned: the newest release that knows Go 1.26.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all setup build demo test vet fmt-check staticcheck bench bench-import fuzz clean collector validate-collector e2e
+.PHONY: all setup build demo test vet fmt-check staticcheck bench bench-import fuzz clean collector validate-collector e2e faults
 
 all: build
 
@@ -78,6 +78,10 @@ validate-collector: collector
 ## e2e: end-to-end test through a real collector and Prometheus (logs in out/e2e/)
 e2e: setup build collector
 	@scripts/e2e.sh
+
+## faults: a Silero VAD bench through a collector stopped for 7s and frozen for 20s loses no span after ortel replay (logs in out/faults/)
+faults: setup build collector
+	$(GO) test -tags e2e -count=1 -timeout 10m -v -run '^TestFaults$$' ./internal/e2e/
 
 clean:
 	rm -rf $(BIN) out

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -124,4 +125,28 @@ func PrometheusConfig(base []byte, targets map[string]string, interval string) (
 		}
 	}
 	return yaml.Marshal(cfg)
+}
+
+// AbsRuleFiles rewrites the relative rule_files of a Prometheus
+// configuration to absolute paths under dir (the folder of the file they
+// were written for), so the configuration can be written elsewhere.
+func AbsRuleFiles(cfg []byte, dir string) ([]byte, error) {
+	var m map[string]any
+	if err := yaml.Unmarshal(cfg, &m); err != nil {
+		return nil, fmt.Errorf("parse the Prometheus config: %w", err)
+	}
+	files, ok := m["rule_files"].([]any)
+	if !ok {
+		return cfg, nil
+	}
+	for i, f := range files {
+		s, ok := f.(string)
+		if !ok {
+			return nil, fmt.Errorf("rule_files[%d] is %v, not a path", i, f)
+		}
+		if !filepath.IsAbs(s) {
+			files[i] = filepath.Join(dir, s)
+		}
+	}
+	return yaml.Marshal(m)
 }

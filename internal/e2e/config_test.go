@@ -168,3 +168,24 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+func TestAbsRuleFiles(t *testing.T) {
+	in := []byte("global: {}\nrule_files:\n  - rules/*.yaml\n  - /abs/x.yaml\n")
+	out, err := AbsRuleFiles(in, "/repo/otelcol-config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		RuleFiles []string `yaml:"rule_files"`
+	}
+	if err := yaml.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/repo/otelcol-config/rules/*.yaml", "/abs/x.yaml"}
+	if !slices.Equal(got.RuleFiles, want) {
+		t.Errorf("rule_files = %q, want %q", got.RuleFiles, want)
+	}
+	if _, err := AbsRuleFiles([]byte("rule_files: [3]\n"), "/d"); err == nil {
+		t.Error("a rule file that is not a path: want an error")
+	}
+}

@@ -16,8 +16,19 @@
 // collector.yaml plus a generated overlay that routes a second OTLP exporter
 // of the traces pipeline to the test's receiver, start Prometheus with
 // otelcol-config/prometheus.yml pointed at the collector and a 1s scrape
-// interval, run the workload, query Prometheus, check the span tree, tear
-// everything down. Logs and generated configs stay in out/e2e/ and are
+// interval (and the alerting rules of otelcol-config/rules), run the
+// workload, query Prometheus, check the span tree, run every dashboard panel
+// query as Grafana would (a range query over the workload) and require data
+// (only ExcusedPanels may be empty, on a machine without their source),
+// tear everything down.
+//
+// TestFaults (make faults) is the outage test: a Silero VAD bench exporting
+// to the collector while the collector is stopped for 7 s and restarted,
+// then frozen (SIGSTOP) for 20 s; after `ortel replay` of the bench's spool,
+// every span the bench ended must have left the collector (deduplicated by
+// span id), and a command facing a frozen collector must exit within its
+// export timeout + 1 s of the same command with a live one. Its logs go to
+// out/faults/. Logs and generated configs stay in out/e2e/ and are
 // printed when the test fails.
 //
 // Environment:

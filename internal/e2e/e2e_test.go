@@ -41,16 +41,17 @@ const (
 	scrapeInterval  = "1s"
 )
 
-// The default workload: 30 measured runs plus a 3-run operator-profiling
+// The default workload: 200 measured runs plus a 3-run operator-profiling
 // pass on the PaddleOCR detection model at a small input size. Every Run
 // goes through the instrumented session and is recorded in the run
 // histogram: the cold first run and the measured runs with
 // onnxruntime.run.profiled=false, the profiling pass with =true.
 const (
-	benchRuns        = 30
+	benchRuns        = 200 // several metric exports long: rate() needs the counters to move between scrapes
 	benchWarmup      = 0
 	benchProfileRuns = 3
 	benchModel       = "ch_PP-OCRv4_det_infer.onnx"
+	pipelineRequests = 10 // several metric exports long, as benchRuns
 )
 
 // Prometheus selectors of the bench workload's series: the collector's
@@ -187,6 +188,10 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		// The alerting rules load too (a broken rule stops Prometheus).
+		if promCfg, err = AbsRuleFiles(promCfg, filepath.Dir(filepath.Join(root, stack.PrometheusConfig))); err != nil {
+			return err
+		}
 		promCfgPath := h.write("prometheus.yml", promCfg)
 		storage := h.t.TempDir()
 		p, err := h.startProcess("prometheus", nil, promBin,
@@ -222,6 +227,7 @@ func TestEndToEnd(t *testing.T) {
 	})
 
 	// 4. The workload, exporting to the collector.
+	workloadStart := time.Now()
 	h.step("run the workload", workloadTimeout, func(ctx context.Context) error {
 		argv, err := h.workload()
 		if err != nil {
@@ -305,6 +311,13 @@ func TestEndToEnd(t *testing.T) {
 		}
 		return err
 	})
+	h.check("run every dashboard query against Prometheus", checkTimeout, func(ctx context.Context) error {
+		excused, err := checkDashboardQueries(ctx, prom, root, ProbeHardware("/"), time.Since(workloadStart), h.logDir)
+		if len(excused) > 0 {
+			t.Logf("dashboard panels excused on this machine (no data, source absent):\n  %s", strings.Join(excused, "\n  "))
+		}
+		return err
+	})
 }
 
 // step runs fn under its own time limit and stops the test on failure.
@@ -371,7 +384,7 @@ func (h *harness) pipelineWorkload() ([]string, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("the ocr-pipeline example is not built (%v): run make build", err)
 	}
-	return []string{bin, "-requests", "3", "-size", "160"}, nil
+	return []string{bin, "-requests", strconv.Itoa(pipelineRequests), "-size", "160"}, nil
 }
 
 // workload returns the command line of the workload.
@@ -616,16 +629,16 @@ func checkPipeline(ctx context.Context, prom *Prom, tap *otlptest.Receiver) erro
 				return notYet("%s_count by stage = %v: no %q stage yet", name, stages, st)
 			}
 		}
-		if stages["detect"] != 3 {
-			return notYet("%d detect stages recorded, want one per request (3)", int(stages["detect"]))
+		if stages["detect"] != pipelineRequests {
+			return notYet("%d detect stages recorded, want one per request (%d)", int(stages["detect"]), pipelineRequests)
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
 	// The request spans end last: wait until their batch has arrived too.
-	if err := tap.WaitSpans(ctx, func(s []otlptest.Span) bool { return CheckPipelineTree(s) == nil }); err != nil {
-		return fmt.Errorf("%w; last: %v", err, CheckPipelineTree(tap.Spans()))
+	if err := tap.WaitSpans(ctx, func(s []otlptest.Span) bool { return CheckPipelineTree(s, pipelineRequests) == nil }); err != nil {
+		return fmt.Errorf("%w; last: %v", err, CheckPipelineTree(tap.Spans(), pipelineRequests))
 	}
 	return nil
 }
@@ -842,6 +855,102 @@ func checkDashboard(ctx context.Context, prom *Prom, root string, hw Hardware, l
 	}
 	if len(missing) > 0 {
 		return excused, fmt.Errorf("the dashboard queries metrics Prometheus never received: %s", strings.Join(missing, ", "))
+	}
+	return excused, nil
+}
+
+// checkDashboardQueries runs every panel query of the dashboard against
+// Prometheus, as Grafana would (a range query) over a time range covering
+// the workload (since = how long ago it started), and requires data: at
+// least one finite point. Query variables are resolved through Prometheus first (all
+// their values selected, as the dashboard's default "All" does), so their
+// queries must return values too. A panel of ExcusedPanels may come back
+// empty when the machine lacks its source; it is listed in excused.
+func checkDashboardQueries(ctx context.Context, prom *Prom, root string, hw Hardware, since time.Duration, logDir string) (excused []string, err error) {
+	d, err := stack.LoadDashboard(filepath.Join(root, stack.DashboardsDir, "ortel.json"))
+	if err != nil {
+		return nil, err
+	}
+	// Grafana runs range queries over the dashboard's time range: here the
+	// workload's, plus a few scrapes of slack, at the scrape interval, with
+	// $__rate_interval as Grafana computes it (4 scrape intervals).
+	end := time.Now()
+	begin := end.Add(-since - 5*time.Second)
+	values := map[string]string{
+		"__rate_interval": "4s",
+		"__interval":      scrapeInterval,
+		"__range":         fmt.Sprintf("%ds", int(math.Ceil(end.Sub(begin).Seconds()))),
+	}
+	vars, err := Variables(d)
+	if err != nil {
+		return nil, err
+	}
+	for name, text := range vars {
+		sel, label, ok := LabelValuesQuery(text)
+		if !ok {
+			return nil, fmt.Errorf("variable %s: %q is not label_values(selector, label)", name, text)
+		}
+		series, err := prom.Series(ctx, sel)
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", name, err)
+		}
+		var vals []string
+		for _, s := range series {
+			if v := s[label]; v != "" && !slices.Contains(vals, v) {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			return nil, fmt.Errorf("variable %s: %s has no values", name, text)
+		}
+		sort.Strings(vals)
+		values[name] = MultiValue(vals)
+	}
+
+	var log strings.Builder
+	fmt.Fprintf(&log, "variables: %v\n", values)
+	defer func() { _ = os.WriteFile(filepath.Join(logDir, "dashboard-queries.txt"), []byte(log.String()), 0o644) }()
+	var failed []string
+	for _, q := range PanelQueries(d) {
+		expr, err := ExpandGrafana(q.Expr, values)
+		if err != nil {
+			return excused, fmt.Errorf("%s: %w", q, err)
+		}
+		need, excusable := ExcusedPanels[q.Panel]
+		excusable = excusable && !hw.Available(need)
+		var got []Sample
+		query := func(ctx context.Context) error {
+			var err error
+			if got, err = prom.QueryRange(ctx, expr, begin, time.Now(), time.Second); err != nil {
+				return err // a query Prometheus refuses is broken, not late
+			}
+			if !HasData(got) {
+				return notYet("no data")
+			}
+			return nil
+		}
+		var qerr error
+		if excusable {
+			// The source is absent: one try, no wait.
+			qerr = query(ctx)
+		} else {
+			// Everything has arrived by now (the checks before waited for
+			// it); a short wait covers the last scrape.
+			qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			qerr = Poll(qctx, pollInterval, query)
+			cancel()
+		}
+		fmt.Fprintf(&log, "%s: %d series, data=%v\n  %s\n", q, len(got), HasData(got), expr)
+		switch {
+		case qerr == nil:
+		case excusable && errors.Is(qerr, ErrNotYet):
+			excused = append(excused, fmt.Sprintf("%s (needs %s)", q, need))
+		default:
+			failed = append(failed, fmt.Sprintf("%s: %v\n    %s", q, qerr, expr))
+		}
+	}
+	if len(failed) > 0 {
+		return excused, fmt.Errorf("dashboard queries without data:\n  %s", strings.Join(failed, "\n  "))
 	}
 	return excused, nil
 }

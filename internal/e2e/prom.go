@@ -114,6 +114,42 @@ func (p *Prom) Query(ctx context.Context, query string) ([]Sample, error) {
 	return nil, fmt.Errorf("query %q: result type %q, want an instant vector", query, data.ResultType)
 }
 
+// QueryRange evaluates a range query from start to end at step, as Grafana
+// does for a panel, and returns every point of every series as a sample
+// (the series' labels with the point's value).
+func (p *Prom) QueryRange(ctx context.Context, query string, start, end time.Time, step time.Duration) ([]Sample, error) {
+	var data struct {
+		ResultType string `json:"resultType"`
+		Result     []struct {
+			Metric map[string]string `json:"metric"`
+			Values [][2]any          `json:"values"`
+		} `json:"result"`
+	}
+	q := url.Values{
+		"query": {query},
+		"start": {strconv.FormatFloat(float64(start.UnixMilli())/1000, 'f', 3, 64)},
+		"end":   {strconv.FormatFloat(float64(end.UnixMilli())/1000, 'f', 3, 64)},
+		"step":  {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)},
+	}
+	if err := p.get(ctx, "/api/v1/query_range", q, &data); err != nil {
+		return nil, err
+	}
+	if data.ResultType != "matrix" {
+		return nil, fmt.Errorf("range query %q: result type %q, want a matrix", query, data.ResultType)
+	}
+	var out []Sample
+	for _, s := range data.Result {
+		for _, v := range s.Values {
+			f, err := sampleValue(v)
+			if err != nil {
+				return nil, fmt.Errorf("range query %q: %w", query, err)
+			}
+			out = append(out, Sample{Labels: s.Metric, Value: f})
+		}
+	}
+	return out, nil
+}
+
 func sampleValue(v [2]any) (float64, error) {
 	s, ok := v[1].(string)
 	if !ok {

@@ -39,6 +39,18 @@ func fakeProm(t *testing.T) *Prom {
 	mux.HandleFunc("/api/v1/label/__name__/values", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"status":"success","data":["up","a_total","b"]}`))
 	})
+	mux.HandleFunc("/api/v1/query_range", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("start") != "1700000000.000" || q.Get("end") != "1700000060.500" || q.Get("step") != "1" {
+			t.Errorf("query_range start/end/step = %s %s %s", q.Get("start"), q.Get("end"), q.Get("step"))
+		}
+		switch q.Get("query") {
+		case "m":
+			w.Write([]byte(`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":"1"},"values":[[1700000000,"NaN"],[1700000001,"3"]]},{"metric":{"a":"2"},"values":[[1700000000,"4"]]}]}}`))
+		default:
+			w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`))
+		}
+	})
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ready")) })
 	mux.HandleFunc("/broken/api/v1/query", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>")) })
 	srv := httptest.NewServer(mux)
@@ -131,4 +143,20 @@ func TestPoll(t *testing.T) {
 			t.Errorf("Poll = %v", err)
 		}
 	})
+}
+
+func TestPromQueryRange(t *testing.T) {
+	p := fakeProm(t)
+	start := time.Unix(1700000000, 0)
+	end := start.Add(60500 * time.Millisecond)
+	got, err := p.QueryRange(context.Background(), "m", start, end, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Value == got[0].Value || got[1].Value != 3 || got[2].Labels["a"] != "2" || got[2].Value != 4 {
+		t.Errorf("QueryRange = %+v; want NaN, 3 of a=1 and 4 of a=2", got)
+	}
+	if _, err := p.QueryRange(context.Background(), "v", start, end, time.Second); err == nil || !strings.Contains(err.Error(), "matrix") {
+		t.Errorf("a vector answer: error %v, want one saying a matrix was expected", err)
+	}
 }

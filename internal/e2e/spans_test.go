@@ -147,18 +147,21 @@ func TestCheckPipelineTree(t *testing.T) {
 			mk(i, base+1, base, "detect", str("ortel.stage.name", "detect")),
 			mk(i, base+2, base+1, "run det", profiled))
 	}
-	if err := CheckPipelineTree(good); err != nil {
+	if err := CheckPipelineTree(good, 3); err != nil {
 		t.Fatalf("good tree: %v", err)
 	}
 	bad := append([]otlptest.Span(nil), good...)
 	bad[2] = mk(1, 12, 10, "run det", profiled) // run directly under the request
-	if err := CheckPipelineTree(bad); err == nil {
+	if err := CheckPipelineTree(bad, 3); err == nil {
 		t.Error("a run outside any stage passed")
 	}
-	if err := CheckPipelineTree(good[:6]); err == nil {
+	if err := CheckPipelineTree(good[:6], 3); err == nil {
 		t.Error("two requests passed for three")
 	}
-	if err := CheckPipelineTree(nil); err == nil {
+	if err := CheckPipelineTree(good, 4); err == nil {
+		t.Error("3 requests where 4 were made: want an error")
+	}
+	if err := CheckPipelineTree(nil, 3); err == nil {
 		t.Error("no spans passed")
 	}
 }

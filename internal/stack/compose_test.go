@@ -359,6 +359,29 @@ func TestComposePrometheus(t *testing.T) {
 	if n == 0 {
 		t.Error("prometheus.yml scrapes nothing")
 	}
+
+	// The alerting rules are mounted where prometheus.yml's rule_files
+	// find them in the container.
+	var rf struct {
+		RuleFiles []string `yaml:"rule_files"`
+	}
+	if err := yaml.Unmarshal(b, &rf); err != nil {
+		t.Fatalf("parse %s: %v", PrometheusConfig, err)
+	}
+	var found []string
+	for _, f := range rf.RuleFiles {
+		inContainer := path.Join(path.Dir(cfg), f)
+		host := containerToHost(t, s, root, inContainer)
+		if host == "" {
+			t.Errorf("rule_files %s (%s in the container) is not mounted", f, inContainer)
+			continue
+		}
+		m, _ := filepath.Glob(host)
+		found = append(found, m...)
+	}
+	if !slices.Contains(found, filepath.Join(root, RulesFile)) {
+		t.Errorf("the compose Prometheus loads rule files %q, not %s", found, RulesFile)
+	}
 }
 
 func TestComposeGrafana(t *testing.T) {

@@ -19,7 +19,11 @@
 // With Config.SpoolDir, what an OTLP export fails to deliver is appended to
 // the spool (OTLP/JSON lines, bounded by Config.SpoolMaxBytes) instead of
 // being dropped; Replay sends a spool, or any OTLP/JSON lines file, to the
-// collector once per record.
+// collector once per record. After a failed span export the collector is
+// marked down: batches go to the spool at once, without waiting out the
+// export timeout, while an empty export probes the collector in the
+// background every second; so the span queue keeps draining during an
+// outage and does not overflow.
 //
 // Resolve reads the environment without side effects; Resolved.Describe
 // prints what will be used, for `ortel doctor`. A bad environment value

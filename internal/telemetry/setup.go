@@ -171,7 +171,7 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 	case KindOTLP:
 		client := traceClient(r.Traces)
 		if t.spools[0] != nil {
-			client = spoolingTraceClient{next: client, spool: t.spools[0], stats: t.stats}
+			client = spoolingTraceClient{next: client, spool: t.spools[0], stats: t.stats, breaker: newBreaker()}
 		}
 		spanExp, err = otlptrace.New(ctx, client)
 		if err != nil {

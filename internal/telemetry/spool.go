@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -94,22 +95,93 @@ func bytesText(n int64) string {
 
 // spoolingTraceClient sends through next and spools what next fails to
 // send. Spans spooled are counted in stats.spansSpooled.
+//
+// A failed export marks the collector down: the following batches go to
+// the spool at once, without trying it, and a probe (an empty export, in
+// the background) tries it again every breakerProbe; when a probe
+// succeeds, batches go to the collector again. Without this, every batch of
+// an outage waits the whole export timeout before it is spooled: the queue
+// drains at one batch per timeout (512 spans per 2-10 s) while a busy
+// service ends thousands of spans a second, and the rest meet a full queue
+// and are lost.
 type spoolingTraceClient struct {
-	next  otlptrace.Client
-	spool *spool
-	stats *stats
+	next    otlptrace.Client
+	spool   *spool
+	stats   *stats
+	breaker *breaker
+}
+
+// breakerProbe is how often a collector marked down is probed.
+const breakerProbe = time.Second
+
+// breaker remembers that the collector is down and runs the probes.
+type breaker struct {
+	mu        sync.Mutex
+	now       func() time.Time
+	down      bool
+	last      error     // the failure that marked it down, or the latest probe's
+	nextProbe time.Time // when the next probe may start
+	probing   bool
+	probes    sync.WaitGroup
+}
+
+func newBreaker() *breaker { return &breaker{now: time.Now} }
+
+// state reports whether the collector is marked down, with the failure,
+// and whether the caller should start a probe now.
+func (b *breaker) state() (down bool, last error, probe bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.down {
+		return false, nil, false
+	}
+	if !b.probing && !b.now().Before(b.nextProbe) {
+		b.probing = true
+		b.probes.Add(1)
+		probe = true
+	}
+	return true, b.last, probe
+}
+
+// record notes the outcome of an export or a probe.
+func (b *breaker) record(err error, probe bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if probe {
+		b.probing = false
+	}
+	if err == nil {
+		b.down, b.last = false, nil
+		return
+	}
+	b.down, b.last, b.nextProbe = true, err, b.now().Add(breakerProbe)
 }
 
 func (c spoolingTraceClient) Start(ctx context.Context) error { return c.next.Start(ctx) }
 
 func (c spoolingTraceClient) Stop(ctx context.Context) error {
-	return errors.Join(c.next.Stop(ctx), c.spool.close())
+	err := c.next.Stop(ctx)
+	c.breaker.probes.Wait() // bounded: a probe ends at the export timeout, or when Stop closes the connection
+	return errors.Join(err, c.spool.close())
 }
 
 func (c spoolingTraceClient) UploadTraces(ctx context.Context, rs []*tracepb.ResourceSpans) error {
-	err := c.next.UploadTraces(ctx, rs)
-	if err == nil {
-		return nil
+	var err error
+	if down, last, probe := c.breaker.state(); down {
+		if probe {
+			go func() {
+				defer c.breaker.probes.Done()
+				// An empty export: the collector answers it when it is back.
+				c.breaker.record(c.next.UploadTraces(context.WithoutCancel(ctx), nil), true)
+			}()
+		}
+		err = fmt.Errorf("the collector failed an earlier export, spooled without trying it: %w", last)
+	} else {
+		err = c.next.UploadTraces(ctx, rs)
+		c.breaker.record(err, false)
+		if err == nil {
+			return nil
+		}
 	}
 	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: rs}
 	if serr := c.spool.write(proto.Size(req), func(w *otlpjson.Writer) error { return w.WriteTraces(req) }); serr != nil {

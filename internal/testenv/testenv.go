@@ -6,6 +6,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -43,6 +44,17 @@ func Model(t testing.TB, file string) string {
 	p := filepath.Join(ortenv.CacheDir(), "models", file)
 	if _, err := os.Stat(p); err != nil {
 		missing(t, "needs model %s (%v); fetch it with: %s", file, err, ortenv.FetchHint)
+	}
+	return p
+}
+
+// Tool returns the path of a program on PATH, or skips (locally) / fails
+// (CI) naming the script that installs it.
+func Tool(t testing.TB, name, install string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		missing(t, "needs %s on PATH (install it with %s): %v", name, install, err)
 	}
 	return p
 }
