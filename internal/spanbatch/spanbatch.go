@@ -192,13 +192,20 @@ func (p *Processor) Shutdown(ctx context.Context) error {
 		p.stopped = true
 		p.mu.Unlock()
 		close(p.stop)
+		// The rest of the queue and the exporter's shutdown go on even when
+		// ctx ends first (as with the SDK's batcher): an exporter that can
+		// no longer deliver still accounts for what it is handed (ortel's
+		// spools it), instead of the queue vanishing with the goroutine.
+		finished := make(chan error, 1)
+		go func() {
+			<-p.done
+			finished <- errors.Join(p.export(ctx), p.exp.Shutdown(ctx))
+		}()
 		select {
-		case <-p.done:
+		case err = <-finished:
 		case <-ctx.Done():
 			err = ctx.Err()
-			return
 		}
-		err = errors.Join(p.export(ctx), p.exp.Shutdown(ctx))
 	})
 	return err
 }

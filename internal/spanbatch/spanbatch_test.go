@@ -145,3 +145,41 @@ func TestForceFlushAndEndAfterShutdown(t *testing.T) {
 		t.Errorf("a span ended after Shutdown: Dropped = %d, want 1", p.Dropped())
 	}
 }
+
+// TestShutdownPastItsDeadlineStillHandsOverTheQueue: an export hangs past
+// Shutdown's deadline; Shutdown returns the deadline's error, and once the
+// export returns, the spans still queued are handed to the exporter and
+// the exporter is shut down (ortel's exporter spools what it is handed
+// then). A Shutdown that gave up for good lost the queue.
+func TestShutdownPastItsDeadlineStillHandsOverTheQueue(t *testing.T) {
+	exp := newExporter()
+	exp.entered = make(chan struct{}, 4)
+	exp.gate = make(chan struct{})
+	p := New(exp, Options{MaxQueueSize: 16, MaxExportBatchSize: 1, ScheduleDelay: time.Hour})
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
+	tr := tp.Tracer("t")
+	_, s := tr.Start(context.Background(), "in flight")
+	s.End() // a full batch: the loop exports it and hangs
+	<-exp.entered
+	_, s = tr.Start(context.Background(), "queued")
+	s.End()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the deadline has passed
+	if err := p.Shutdown(ctx); err == nil {
+		t.Fatal("Shutdown past its deadline returned nil")
+	}
+	close(exp.gate) // the hung export returns; the queued one passes the open gate
+	deadline := time.Now().Add(time.Minute)
+	for {
+		exp.mu.Lock()
+		got, shut := exp.names["queued"], exp.shut
+		exp.mu.Unlock()
+		if got == 1 && shut {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queued span handed over %d times, exporter shut down %v; want 1 and true", got, shut)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
