@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/stats"
 )
 
 // SLA is a latency service-level agreement: Percentile percent of the
@@ -75,6 +76,8 @@ func (s SLA) check(latencies []float64, failed int) report.SLAResult {
 	}
 	r.Compliance = 1 - float64(r.Violations)/float64(n)
 	r.Met = r.Violations <= s.allowed(n)
+	v, need := stats.SLAVerdict(n, r.Violations, s.Percentile, stats.SLAConfidence)
+	r.Verdict, r.Confidence, r.RequestsNeeded = string(v), stats.SLAConfidence, need
 	rank := max(int(math.Ceil(s.Percentile/100*float64(n))), 1)
 	if rank <= len(latencies) {
 		sorted := slices.Clone(latencies)

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ortel-dev/ortel/internal/stats"
 )
 
 // TopOperators is how many op types the text report lists.
@@ -47,8 +50,10 @@ func WriteText(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "  min\tmean\tstd\tp50\tp90\tp95\tp99\tp99.9\tmax\t\n")
 	fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-		dur(l.Min), dur(l.Mean), dur(l.Std), dur(l.P50), dur(l.P90), dur(l.P95), dur(l.P99), dur(l.P999), dur(l.Max))
+		dur(l.Min), dur(l.Mean), dur(l.Std), pdur(l.Summary, 50, l.P50), pdur(l.Summary, 90, l.P90), pdur(l.Summary, 95, l.P95),
+		pdur(l.Summary, 99, l.P99), pdur(l.Summary, 99.9, l.P999), dur(l.Max))
 	tw.Flush()
+	writeIntervals(p, l.Summary)
 	p.f("\n")
 	p.f("Throughput\n")
 	p.f("  %.1f runs/s, %.1f items/s over %s\n", r.Throughput.RunsPerS, r.Throughput.ItemsPerS, dur(r.Throughput.WallS))
@@ -101,6 +106,35 @@ func WriteText(w io.Writer, r *Report) error {
 		p.f("note: %s\n", n)
 	}
 	return p.err
+}
+
+// pdur formats percentile pct of s, or "—" when the samples cannot
+// support it (the intervals say why).
+func pdur(s stats.Summary, pct, v float64) string {
+	if !s.Supported(pct) {
+		return "—"
+	}
+	return dur(v)
+}
+
+// writeIntervals prints each percentile's confidence interval, or why the
+// runs cannot support it.
+func writeIntervals(p *printer, s stats.Summary) {
+	if len(s.Intervals) == 0 {
+		return
+	}
+	p.f("  %.0f%% confidence intervals (distribution-free, order statistics):\n", 100*s.Intervals[0].Confidence)
+	for _, iv := range s.Intervals {
+		name := "p" + strconv.FormatFloat(iv.Percentile, 'f', -1, 64)
+		switch {
+		case iv.Sufficient:
+			p.f("    %-6s %s  [%s, %s]  width %.1f%%\n", name, dur(iv.Estimate), dur(*iv.Lower), dur(*iv.Upper), 100*iv.RelWidth())
+		case iv.Lower != nil:
+			p.f("    %-6s insufficient runs: at least %s; bounding it needs %d runs\n", name, dur(*iv.Lower), iv.MinSamples)
+		default:
+			p.f("    %-6s insufficient runs: needs %d runs\n", name, iv.MinSamples)
+		}
+	}
 }
 
 type printer struct {
