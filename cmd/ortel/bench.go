@@ -37,7 +37,14 @@ OTLP endpoint is configured, writes them as OTLP/JSON lines files
 (traces.jsonl, metrics.jsonl) that any collector can replay.
 
 Flags:
-  --runs N            measured runs, or requests of a load scenario (default 100)
+  --runs N|auto       measured runs, or requests of a load scenario (default 100);
+                      auto runs until the 95% confidence interval of the
+                      --auto-percentile is within --auto-width of it, or
+                      --duration passes (default 60s then); single-stream and
+                      concurrent scenarios
+  --auto-percentile P percentile --runs auto watches, e.g. p99 or 95 (default p99)
+  --auto-width W      widest interval --runs auto accepts, relative to the
+                      percentile, e.g. 5% or 0.05 (default 5%)
   --duration D        measure for a duration instead, e.g. 30s
   --warmup N|auto     runs after the first, not measured (default 10); auto warms
                       up until latency is steady (two 10-run windows whose
@@ -115,6 +122,7 @@ func benchCommand() *command {
 }
 
 type benchFlags struct {
+	runsArg, autoPct, autoWidth       string
 	runs, threads, inter, profileRuns int
 	warmupMax, concurrency, slaTrials int
 	generate, promptTokens            int
@@ -138,10 +146,13 @@ type benchFlags struct {
 	scen       bench.Scenario
 	sessMode   bench.SessionMode
 	slaParsed  *bench.SLA
+	auto       *bench.AutoRuns
 }
 
 func (f *benchFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.runs, "runs", 100, "")
+	fs.StringVar(&f.runsArg, "runs", "100", "")
+	fs.StringVar(&f.autoPct, "auto-percentile", "p99", "")
+	fs.StringVar(&f.autoWidth, "auto-width", "5%", "")
 	fs.DurationVar(&f.duration, "duration", 0, "")
 	fs.StringVar(&f.warmup, "warmup", "10", "")
 	fs.IntVar(&f.warmupMax, "warmup-max", bench.DefaultWarmupMax, "")
@@ -192,8 +203,11 @@ func (f *benchFlags) validate() error {
 	if f.format, err = checkFormat(f.format, "text", "json"); err != nil {
 		return err
 	}
+	if err := f.parseRuns(); err != nil {
+		return err
+	}
 	switch {
-	case f.runs <= 0 && f.duration <= 0:
+	case f.auto == nil && f.runs <= 0 && f.duration <= 0:
 		return usagef("--runs must be 1 or more (got %d)", f.runs)
 	case f.duration < 0:
 		return usagef("--duration must not be negative (got %s)", f.duration)
@@ -349,6 +363,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if f.duration > 0 {
 		cfg.Runs = 0
 	}
+	if f.auto != nil {
+		cfg.Auto, cfg.Runs, cfg.Duration = f.auto, 0, 0
+	}
 	if hw != nil {
 		cfg.Hardware = hardware.NewSampler(hw, f.hwInterval, 0)
 	}
@@ -458,4 +475,38 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return p.w.Write(b)
+}
+
+// parseRuns reads --runs (a count or auto) and, for auto, --auto-percentile,
+// --auto-width and --duration as its time limit.
+func (f *benchFlags) parseRuns() error {
+	if strings.EqualFold(strings.TrimSpace(f.runsArg), "auto") {
+		a := &bench.AutoRuns{Limit: f.duration}
+		p, err := strconv.ParseFloat(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(f.autoPct)), "p"), 64)
+		if err != nil || !(p > 0 && p < 100) {
+			return usagef("--auto-percentile %q: want a percentile between 0 and 100, such as p99 or 95", f.autoPct)
+		}
+		a.Percentile = p
+		w := strings.TrimSpace(f.autoWidth)
+		scale := 1.0
+		if strings.HasSuffix(w, "%") {
+			w, scale = strings.TrimSuffix(w, "%"), 0.01
+		}
+		v, err := strconv.ParseFloat(w, 64)
+		if err != nil || !(v*scale > 0 && v*scale < 10) {
+			return usagef("--auto-width %q: want a positive width relative to the percentile, such as 5%% or 0.05", f.autoWidth)
+		}
+		a.Width = v * scale
+		if f.scen == bench.Server || f.scen == bench.Offline {
+			return usagef("--runs auto needs --scenario single-stream or concurrent (the %s scenario takes a number of requests or a duration)", f.scen)
+		}
+		f.auto = a
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(f.runsArg))
+	if err != nil {
+		return usagef("--runs %q: want a number of runs, 1 or more, or auto", f.runsArg)
+	}
+	f.runs = n
+	return nil
 }

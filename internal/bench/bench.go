@@ -35,7 +35,11 @@ type Config struct {
 
 	Runs     int           // measured requests (default 100 when Duration is 0)
 	Duration time.Duration // measure for this long instead of Runs
-	Warmup   int           // runs after the first, not measured
+	// Auto, when set, measures until the interval of one percentile is
+	// narrow enough or a time limit passes (--runs auto); Runs and
+	// Duration are then unused. Single-stream and concurrent scenarios.
+	Auto   *AutoRuns
+	Warmup int // runs after the first, not measured
 	// WarmupAuto warms up until steady state (see Warmup in the report), at
 	// most WarmupMax runs (default DefaultWarmupMax); Warmup is then unused.
 	WarmupAuto bool
@@ -99,7 +103,11 @@ type Result struct {
 const DefaultTrialDuration = 2 * time.Second
 
 func (c *Config) defaults() {
-	if c.Runs <= 0 && c.Duration <= 0 {
+	if c.Auto != nil {
+		c.Auto.defaults()
+		c.Runs, c.Duration = 0, 0
+	}
+	if c.Runs <= 0 && c.Duration <= 0 && c.Auto == nil {
 		c.Runs = 100
 	}
 	if len(c.Batches) == 1 {
@@ -167,6 +175,13 @@ func (c *Config) check() error {
 		return errors.New("an SLA checks request latency; with generation, read the time to first token and per output token instead")
 	case c.Sessions == PerWorkerSessions && c.Concurrency < 2:
 		return errors.New("one session per worker needs 2 workers or more")
+	case c.Auto != nil && (c.Scenario == Server || c.Scenario == Offline):
+		return fmt.Errorf("--runs auto runs a closed loop until the interval is narrow enough; the %s scenario needs a number of requests or a duration", c.Scenario)
+	case c.Auto != nil && (len(c.Batches) > 1 || c.Generate > 0):
+		return errors.New("--runs auto applies to one measured phase; give the batch sweep or the generation a number of runs")
+	}
+	if c.Auto != nil {
+		return c.Auto.check()
 	}
 	return nil
 }
@@ -529,6 +544,12 @@ func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *rep
 	if cfg.Duration > 0 {
 		p.requests = 0
 	}
+	if a := cfg.Auto; a != nil {
+		p.requests, p.duration, p.until = a.MaxRuns, a.Limit, a.satisfied
+		cfg.progress("measuring: %s scenario, %s, until the p%g interval (95%%) is within %g%% of it, at most %s",
+			cfg.Scenario, plural(cfg.Concurrency, "worker"), a.Percentile, 100*a.Width, a.Limit)
+		return b.measured(ctx, p, exec)
+	}
 	switch {
 	case cfg.Scenario == Server:
 		cfg.progress("measuring: server scenario, Poisson arrivals at %.4g requests/s, %s", qps, b.extent(cfg.Concurrency))
@@ -683,6 +704,13 @@ func (b *bench) finishMain(res *phaseResult) {
 	lat := res.latencies()
 	errs := res.errors()
 	rep.Latency = report.Latency{Summary: stats.Summarize(lat), Samples: lat, Errors: errs}
+	if a := cfg.Auto; a != nil {
+		rep.Config.AutoRuns = a.autoResult(lat, res.timedOut)
+		rep.Config.Runs = len(res.records)
+		if r := rep.Config.AutoRuns; r.StoppedBy != "width" {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("--runs auto stopped by its %s after %d runs, before the p%g interval came within %g%%", r.StoppedBy, r.Runs, a.Percentile, 100*a.Width))
+		}
+	}
 	if w := res.wall.Seconds(); w > 0 {
 		rep.Throughput = report.Throughput{
 			RunsPerS:  float64(len(lat)) / w,

@@ -34,6 +34,14 @@ func WriteText(w io.Writer, r *Report) error {
 		threads = fmt.Sprint(r.Config.IntraOpThreads)
 	}
 	p.f("  config    %d warm-up runs, intra-op threads %s\n", r.Config.Warmup, threads)
+	if a := r.Config.AutoRuns; a != nil {
+		width := "unbounded"
+		if a.Width != nil {
+			width = fmt.Sprintf("%.1f%%", 100**a.Width)
+		}
+		p.f("  runs      auto: %d runs, stopped by the %s (p%g interval width %s, target %g%%, limit %s)\n",
+			a.Runs, a.StoppedBy, a.Percentile, width, 100*a.TargetWidth, dur(a.LimitS))
+	}
 	p.f("\n")
 
 	p.f("Cold start\n")
