@@ -52,6 +52,24 @@ Flags:
   --warmup-max N      most warm-up runs of --warmup auto (default 200)
   --threads N         intra-op threads (default: ONNX Runtime's choice)
   --inter-threads N   inter-op threads (default: ONNX Runtime's choice)
+  --opt-level L       graph optimization level: disable, basic, extended or
+                      all (default: ONNX Runtime's, all)
+  --execution-mode M  sequential (default) or parallel (inter-op threads run
+                      independent branches)
+  --save-optimized PATH
+                      write the model as ONNX Runtime optimized it to PATH
+  --session-config KEY=VALUE
+                      an ONNX Runtime session configuration entry, e.g.
+                      session.intra_op.allow_spinning=0 (repeatable)
+  --provider NAME[,NAME...]
+                      execution providers in order of preference: cpu, cuda,
+                      tensorrt, openvino, coreml, directml, xnnpack, qnn,
+                      webgpu, vitisai, azure (or ONNX Runtime's names); cpu is
+                      always the last fallback. One this ONNX Runtime build
+                      lacks fails with the list of those it has
+  --provider-option KEY=VALUE
+                      option of the first provider other than cpu, e.g.
+                      device_id=0 (repeatable)
   --batch N[,N...]    size of a dynamic first dimension (default 1); a list,
                       e.g. 1,2,4,8,16, sweeps the sizes: latency, items/s and
                       scaling efficiency per size, and the best size
@@ -130,6 +148,9 @@ type benchFlags struct {
 	qps                               float64
 	duration, trialDuration           time.Duration
 	shapes, values                    listFlag
+	sessionConfig, providerOptions    listFlag
+	optLevel, execMode, saveOptimized string
+	providers                         string
 	warmup, batch, scenario, sessions string
 	sla                               string
 	out, name, endpoint, format       string
@@ -147,6 +168,7 @@ type benchFlags struct {
 	sessMode   bench.SessionMode
 	slaParsed  *bench.SLA
 	auto       *bench.AutoRuns
+	session    bench.SessionOptions
 }
 
 func (f *benchFlags) register(fs *flag.FlagSet) {
@@ -158,6 +180,12 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.warmupMax, "warmup-max", bench.DefaultWarmupMax, "")
 	fs.IntVar(&f.threads, "threads", 0, "")
 	fs.IntVar(&f.inter, "inter-threads", 0, "")
+	fs.StringVar(&f.optLevel, "opt-level", "", "")
+	fs.StringVar(&f.execMode, "execution-mode", "", "")
+	fs.StringVar(&f.saveOptimized, "save-optimized", "", "")
+	fs.Var(&f.sessionConfig, "session-config", "")
+	fs.StringVar(&f.providers, "provider", "", "")
+	fs.Var(&f.providerOptions, "provider-option", "")
 	fs.StringVar(&f.batch, "batch", "1", "")
 	fs.StringVar(&f.scenario, "scenario", string(bench.SingleStream), "")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "")
@@ -204,6 +232,9 @@ func (f *benchFlags) validate() error {
 		return err
 	}
 	if err := f.parseRuns(); err != nil {
+		return err
+	}
+	if err := f.parseSession(); err != nil {
 		return err
 	}
 	switch {
@@ -356,7 +387,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		QPS: f.qps, SLA: f.slaParsed, TrialDuration: f.trialDuration, MaxTrials: f.slaTrials,
 		Generate: f.generate, PromptTokens: f.promptTokens,
 		Batches:        f.batches,
-		IntraOpThreads: f.threads, InterOpThreads: f.inter,
+		IntraOpThreads: f.threads, InterOpThreads: f.inter, Session: f.session,
 		ProfileRuns: f.profileRuns, Seed: f.seed,
 		TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
 	}
@@ -509,4 +540,66 @@ func (f *benchFlags) parseRuns() error {
 	}
 	f.runs = n
 	return nil
+}
+
+// parseSession reads the session-option flags. A misspelt value is a usage
+// error (exit 2); a provider this ONNX Runtime build lacks is found when
+// bench starts (exit 1), like a missing model.
+func (f *benchFlags) parseSession() error {
+	var err error
+	s := &f.session
+	if s.OptLevel, err = bench.ParseOptLevel(f.optLevel); err != nil {
+		return usagef("%v", err)
+	}
+	if s.ExecutionMode, err = bench.ParseExecutionMode(f.execMode); err != nil {
+		return usagef("%v", err)
+	}
+	if f.saveOptimized != "" {
+		s.SaveOptimized = f.saveOptimized
+	}
+	if s.Config, err = keyValues("--session-config", f.sessionConfig); err != nil {
+		return err
+	}
+	if s.ProviderOptions, err = keyValues("--provider-option", f.providerOptions); err != nil {
+		return err
+	}
+	if strings.TrimSpace(f.providers) != "" {
+		for _, name := range strings.Split(f.providers, ",") {
+			p, err := bench.ParseProvider(name)
+			if err != nil {
+				return usagef("--provider %q: %v", f.providers, err)
+			}
+			s.Providers = append(s.Providers, p)
+		}
+	}
+	if len(s.ProviderOptions) > 0 {
+		other := false
+		for _, p := range s.Providers {
+			other = other || p.Name != "CPUExecutionProvider"
+		}
+		if !other {
+			return usagef("--provider-option applies to an execution provider other than cpu; name one with --provider")
+		}
+	}
+	return nil
+}
+
+// keyValues reads repeated KEY=VALUE flags; a key given twice is an error.
+func keyValues(flagName string, kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, usagef("%s %q: want KEY=VALUE", flagName, kv)
+		}
+		if _, dup := out[k]; dup {
+			return nil, usagef("%s: %s given twice", flagName, k)
+		}
+		out[k] = v
+	}
+	return out, nil
 }

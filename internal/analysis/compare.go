@@ -326,6 +326,11 @@ func compareWarnings(a, b *report.Report) []string {
 	diff("batch", strconv.FormatInt(a.Config.Batch, 10), strconv.FormatInt(b.Config.Batch, 10))
 	diff("intra-op threads", strconv.Itoa(a.Config.IntraOpThreads), strconv.Itoa(b.Config.IntraOpThreads))
 	diff("input shapes", inputShapes(a), inputShapes(b))
+	sa, sb := sessionOpts(a), sessionOpts(b)
+	diff("graph optimization level", sa.OptLevel, sb.OptLevel)
+	diff("execution mode", sa.ExecutionMode, sb.ExecutionMode)
+	diff("session config entries", kvText(sa.Config), kvText(sb.Config))
+	diff("execution provider options", kvText(sa.ProviderOptions), kvText(sb.ProviderOptions))
 	if a.Model.SHA256 != b.Model.SHA256 {
 		w = append(w, "the runs used different model files (expected when comparing two versions of a model)")
 	}
@@ -342,4 +347,25 @@ func inputShapes(r *report.Report) string {
 		parts = append(parts, in.Name+"="+strings.Join(s, ","))
 	}
 	return strings.Join(parts, " ")
+}
+
+// sessionOpts returns a report's session options; a report written before
+// they were recorded ran with ONNX Runtime's defaults.
+func sessionOpts(r *report.Report) report.SessionOptions {
+	if r.Config.Session != nil {
+		return *r.Config.Session
+	}
+	return report.SessionOptions{OptLevel: "all", ExecutionMode: "sequential"}
+}
+
+func kvText(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + m[k]
+	}
+	return strings.Join(keys, " ")
 }

@@ -139,6 +139,8 @@ func TestCompareDeltas(t *testing.T) {
 	a.Analysis = &report.Analysis{Energy: report.Energy{Available: true, JoulesPerInference: 0.5}}
 	b.Analysis = &report.Analysis{Energy: report.Energy{Available: true, JoulesPerInference: 0.4}}
 	b.Config.Batch = 4
+	// A predates recorded session options (ONNX Runtime's defaults).
+	b.Config.Session = &report.SessionOptions{OptLevel: "extended", ExecutionMode: "sequential", Config: map[string]string{"session.intra_op.allow_spinning": "0"}}
 	c, err := Compare(a, b, "a", "b", CompareConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -155,8 +157,14 @@ func TestCompareDeltas(t *testing.T) {
 	if c.Energy == nil || !near(c.Energy.Change, -0.2) {
 		t.Errorf("energy: %+v", c.Energy)
 	}
-	if !strings.Contains(strings.Join(c.Warnings, "\n"), `batch differs: "0" vs "4"`) {
-		t.Errorf("warnings: %v", c.Warnings)
+	for _, want := range []string{`batch differs: "0" vs "4"`, `graph optimization level differs: "all" vs "extended"`,
+		`session config entries differs: "" vs "session.intra_op.allow_spinning=0"`} {
+		if !strings.Contains(strings.Join(c.Warnings, "\n"), want) {
+			t.Errorf("warnings %v lack %s", c.Warnings, want)
+		}
+	}
+	if strings.Contains(strings.Join(c.Warnings, "\n"), "execution mode") {
+		t.Errorf("warnings %v: the execution modes are the same", c.Warnings)
 	}
 	var text, md bytes.Buffer
 	if err := WriteComparisonText(&text, c); err != nil {

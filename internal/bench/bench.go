@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"time"
 
@@ -74,6 +75,10 @@ type Config struct {
 
 	IntraOpThreads int // 0: ORT's default
 	InterOpThreads int
+	// Session holds the further session options: optimization level,
+	// execution mode, saving the optimized model, session configuration
+	// entries, execution providers.
+	Session SessionOptions
 
 	ProfileRuns int // runs of the operator-profiling pass; 0 skips it
 	Seed        uint64
@@ -153,6 +158,9 @@ func (c *Config) defaults() {
 
 // check rejects combinations that mean nothing.
 func (c *Config) check() error {
+	if err := c.Session.check(); err != nil {
+		return err
+	}
 	switch c.Scenario {
 	case SingleStream, Concurrent, Server, Offline:
 	default:
@@ -202,15 +210,19 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		SchemaVersion: report.SchemaVersion,
 		CreatedAt:     time.Now().UTC(),
 		Host:          hostInfo(),
-		Runtime:       report.Runtime{ORTVersion: ort.GetVersion(), Providers: []string{"CPUExecutionProvider"}},
+		Runtime:       report.Runtime{ORTVersion: ort.GetVersion(), Providers: cfg.Session.runtimeProviders()},
 		Config: report.Config{
 			Runs: cfg.Runs, DurationS: cfg.Duration.Seconds(), Warmup: cfg.Warmup,
 			IntraOpThreads: cfg.IntraOpThreads, InterOpThreads: cfg.InterOpThreads,
 			Batch: cfg.Batch, ProfileRuns: cfg.ProfileRuns, Seed: cfg.Seed,
+			Session: cfg.Session.record(),
 		},
 	}
 	m, err := describeModel(cfg.ModelPath)
 	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Session.checkAvailable(); err != nil {
 		return nil, err
 	}
 	rep.Model = m.report
@@ -382,6 +394,13 @@ func (b *bench) openSessions(ctx context.Context, inputNames []string) error {
 			rep.Session.CreationS = time.Since(t0).Seconds()
 		}
 		b.sessions = append(b.sessions, sess)
+	}
+	if p := cfg.Session.SaveOptimized; p != "" {
+		st, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("--save-optimized %s: ONNX Runtime wrote no optimized model: %w", p, err)
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("optimized model (optimization level %s) written to %s, %d bytes", rep.Config.Session.OptLevel, p, st.Size()))
 	}
 	return nil
 }
@@ -813,8 +832,17 @@ func (w *workload) destroyOutputs() {
 	}
 }
 
-// configure applies the thread settings to session options.
+// configure applies the thread settings and the session options, except
+// saving the optimized model, to session options.
 func (c *Config) configure(o *ort.SessionOptions) error {
+	if err := c.threads(o); err != nil {
+		return err
+	}
+	return c.Session.apply(o, false)
+}
+
+// threads applies the thread settings to session options.
+func (c *Config) threads(o *ort.SessionOptions) error {
 	if c.IntraOpThreads > 0 {
 		if err := o.SetIntraOpNumThreads(c.IntraOpThreads); err != nil {
 			return fmt.Errorf("--threads %d: %w", c.IntraOpThreads, err)
@@ -833,7 +861,11 @@ func sessionOptions(cfg Config) (*ort.SessionOptions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session options: %w", err)
 	}
-	if err := cfg.configure(o); err != nil {
+	err = cfg.threads(o)
+	if err == nil {
+		err = cfg.Session.apply(o, true)
+	}
+	if err != nil {
 		o.Destroy()
 		return nil, err
 	}

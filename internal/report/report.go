@@ -104,6 +104,26 @@ type Config struct {
 	// AutoRuns, with --runs auto, records the stopping rule and why the
 	// measured phase stopped.
 	AutoRuns *AutoRuns `json:"auto_runs,omitempty"`
+	// Session holds the ONNX Runtime session options the runs used.
+	Session *SessionOptions `json:"session,omitempty"`
+}
+
+// SessionOptions are the ONNX Runtime session options of the measured
+// sessions (bench's --opt-level, --execution-mode, --save-optimized,
+// --session-config, --provider and --provider-option).
+type SessionOptions struct {
+	// OptLevel: disable, basic, extended or all (ONNX Runtime's default).
+	OptLevel string `json:"opt_level"`
+	// ExecutionMode: sequential (the default) or parallel.
+	ExecutionMode string `json:"execution_mode"`
+	// SaveOptimized is where the optimized model was written.
+	SaveOptimized string `json:"save_optimized,omitempty"`
+	// Config holds the session configuration entries set.
+	Config map[string]string `json:"config,omitempty"`
+	// Providers asked for, in order (the CPU provider is always the
+	// fallback); absent: CPU only.
+	Providers       []string          `json:"providers,omitempty"`
+	ProviderOptions map[string]string `json:"provider_options,omitempty"`
 }
 
 // AutoRuns records an automatic run count (--runs auto): the measured phase

@@ -34,6 +34,9 @@ func WriteText(w io.Writer, r *Report) error {
 		threads = fmt.Sprint(r.Config.IntraOpThreads)
 	}
 	p.f("  config    %d warm-up runs, intra-op threads %s\n", r.Config.Warmup, threads)
+	if so := r.Config.Session; so != nil {
+		p.f("  session   %s\n", sessionText(so))
+	}
 	if a := r.Config.AutoRuns; a != nil {
 		width := "unbounded"
 		if a.Width != nil {
@@ -114,6 +117,34 @@ func WriteText(w io.Writer, r *Report) error {
 		p.f("note: %s\n", n)
 	}
 	return p.err
+}
+
+// sessionText describes the session options of a report in one line.
+func sessionText(so *SessionOptions) string {
+	parts := []string{"optimization level " + so.OptLevel, so.ExecutionMode + " execution"}
+	if len(so.Providers) > 0 {
+		parts = append(parts, "providers "+strings.Join(so.Providers, ", "))
+	}
+	keys := make([]string, 0, len(so.ProviderOptions))
+	for k := range so.ProviderOptions {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, "provider option "+k+"="+so.ProviderOptions[k])
+	}
+	keys = keys[:0]
+	for k := range so.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, k+"="+so.Config[k])
+	}
+	if so.SaveOptimized != "" {
+		parts = append(parts, "optimized model saved to "+so.SaveOptimized)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // pdur formats percentile pct of s, or "—" when the samples cannot
