@@ -88,8 +88,11 @@ Flags:
                       compliance and a verdict; with --scenario server, also
                       searches the peak rate meeting it (--qps then starts
                       the search)
-  --trial-duration D  length of one trial of the SLA search (default 2s)
-  --sla-trials N      most trials of the SLA search (default 12)
+  --trial-duration D  shortest trial of the SLA search (default 2s); a trial
+                      also holds at least the requests its percentile needs
+                      for a verdict at 99% confidence (662 for p99)
+  --sla-trials N      most trials of the SLA search (default 20; a failing
+                      trial is repeated once before the search moves down)
   --generate N        LLM generation: greedy generations of N tokens on a
                       decoder with inputs input_ids, attention_mask and
                       past_key_values.*; reports time to first token, time per

@@ -95,21 +95,46 @@ const (
 	searchTolerance = 0.05
 	// searchMaxSteps caps the ramp: up or down by at most 2^searchMaxSteps.
 	searchMaxSteps = 12
-	// DefaultMaxTrials caps the trials of one search.
-	DefaultMaxTrials = 12
-	// minTrialRequests is the fewest requests a trial aims for (a p99 needs
-	// about a hundred to mean much); a trial still lasts at most four times
-	// the trial duration.
-	minTrialRequests = 50
+	// DefaultMaxTrials caps the trials of one search (a failing rate takes
+	// two).
+	DefaultMaxTrials = 20
+	// trialAllowance is how many requests over the threshold a trial sized
+	// by trialSize may see and still prove the SLA: one, so a single stray
+	// slow request does not fail a rate the machine sustains.
+	trialAllowance = 1
 )
 
 // searchMethod documents the search in the report.
-const searchMethod = "exponential ramp then bisection: start at the given --qps (or half the rate one worker " +
-	"sustains by the warm-up median times the workers); double the rate after each passing trial until one fails " +
-	"(halve it after each failing one until one passes); then bisect between the highest passing and the lowest " +
-	"failing rate until they are within 5%; each trial is a bounded open-loop run (Poisson arrivals, latency from " +
-	"the scheduled arrival), stopped early once its violations exceed what the SLA allows; the peak is the highest " +
-	"passing rate"
+const searchMethod = "exponential ramp then bisection: start at the given --qps (or half the rate the workers " +
+	"sustain by the warm-up median); double the rate after each passing trial until one fails (halve it after each " +
+	"failing one until one passes); then bisect between the highest passing and the lowest failing rate until they " +
+	"are within 5%. Each trial is an open-loop run (Poisson arrivals, latency from the scheduled arrival) of as many " +
+	"requests as its percentile needs for a verdict at 99% confidence with one request over the threshold (LoadGen's " +
+	"early-stopping count: 662 for p99, 130 for p95), or --trial-duration's worth when more; it passes when that " +
+	"verdict is met and stops early once it cannot be. A rate fails only when two trials at it fail: a failing trial " +
+	"is repeated once (new arrival seed) before the search moves below it. The peak lies between the highest passing " +
+	"and the lowest failing rate"
+
+// trialSize is how many requests a trial at rate qps gets: enough for
+// the early-stopping verdict at SLAConfidence with trialAllowance
+// violations, or trialDuration's worth when that is more.
+func trialSize(sla SLA, qps float64, trialDuration time.Duration) int {
+	n := stats.QueriesNeeded(trialAllowance, sla.Percentile, stats.SLAConfidence)
+	return max(n, int(math.Round(qps*trialDuration.Seconds())), 1)
+}
+
+// verdictAllowed is the most violations among n requests that still prove
+// the SLA met at SLAConfidence; -1 when none can.
+func verdictAllowed(sla SLA, n int) int {
+	k := -1
+	for v := 0; v <= n; v++ {
+		if vv, _ := stats.SLAVerdict(n, v, sla.Percentile, stats.SLAConfidence); vv != stats.Met {
+			break
+		}
+		k = v
+	}
+	return k
+}
 
 // trialFunc runs one SLA trial at a target rate.
 type trialFunc func(ctx context.Context, qps float64) (report.Trial, error)
@@ -132,6 +157,16 @@ func searchPeak(ctx context.Context, start float64, maxTrials int, trial trialFu
 			return res, err
 		}
 		res.Trials = append(res.Trials, t)
+		if !t.SLA.Met && len(res.Trials) < maxTrials {
+			// Noise fails single trials: repeat once before moving down.
+			rt, err := trial(ctx, r)
+			if err != nil {
+				return res, err
+			}
+			rt.Repeat = true
+			res.Trials = append(res.Trials, rt)
+			t = rt
+		}
 		if t.SLA.Met {
 			lo = max(lo, r)
 		} else {
@@ -168,15 +203,4 @@ func finish(res *report.SLASearch, lo, hi float64) *report.SLASearch {
 		res.UpperQPS = hi
 	}
 	return res
-}
-
-// trialRequests is how many arrivals a trial at rate qps gets: qps ×
-// trialDuration, raised to minTrialRequests, but never more than four
-// trial durations' worth (and at least one).
-func trialRequests(qps float64, trialDuration time.Duration) int {
-	n := int(math.Round(qps * trialDuration.Seconds()))
-	if n < minTrialRequests {
-		n = min(minTrialRequests, int(math.Ceil(qps*4*trialDuration.Seconds())))
-	}
-	return max(n, 1)
 }

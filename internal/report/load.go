@@ -154,7 +154,10 @@ type Trial struct {
 	SLA         SLAResult `json:"sla"`
 	// Aborted: the trial stopped early because its violations already
 	// exceeded what the SLA allows.
-	Aborted  bool      `json:"aborted,omitempty"`
+	Aborted bool `json:"aborted,omitempty"`
+	// Repeat: this trial repeated a failing one at the same rate; the
+	// rate's verdict is this trial's.
+	Repeat   bool      `json:"repeat,omitempty"`
 	Hardware *Hardware `json:"hardware,omitempty"`
 }
 

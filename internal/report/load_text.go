@@ -89,7 +89,7 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 		if s.Found {
 			p.f("Peak rate meeting the SLA: %.4g requests/s", s.PeakQPS)
 			if s.UpperQPS > 0 {
-				p.f(" (%.4g failed)", s.UpperQPS)
+				p.f(", between %.4g (passed) and %.4g (failed)", s.PeakQPS, s.UpperQPS)
 			}
 			p.f(", %d trials\n", len(s.Trials))
 		} else {
@@ -108,6 +108,9 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 			}
 			if t.Aborted {
 				verdict += " (stopped early)"
+			}
+			if t.Repeat {
+				verdict += ", repeat"
 			}
 			obs := "failed"
 			if t.SLA.ObservedS != nil {
