@@ -44,3 +44,24 @@ func TestWriteTextMarksInsufficientPercentiles(t *testing.T) {
 		t.Errorf("percentile row %q: want p99 and p99.9 shown as —", row)
 	}
 }
+
+func TestWriteTextConfigLines(t *testing.T) {
+	w := 0.042
+	r := &Report{Config: Config{
+		AutoRuns: &AutoRuns{Percentile: 99, TargetWidth: 0.05, LimitS: 60, Runs: 1200, Width: &w, StoppedBy: "width"},
+		Session: &SessionOptions{OptLevel: "extended", ExecutionMode: "sequential", SaveOptimized: "det.opt.onnx",
+			Config: map[string]string{"session.intra_op.allow_spinning": "0"}, Providers: []string{"CPUExecutionProvider"}},
+	}}
+	var b bytes.Buffer
+	if err := WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"runs      auto: 1200 runs, stopped by the width (p99 interval width 4.2%, target 5%, limit 60.00s)",
+		"session   optimization level extended, sequential execution, providers CPUExecutionProvider, session.intra_op.allow_spinning=0, optimized model saved to det.opt.onnx",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+}
