@@ -632,7 +632,7 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 		cfg.progress("  trial %d: %.4g requests/s, %d requests, p%g %s: %s", trialNo, qps, t.Completed, sla.Percentile, observed(t.SLA), verdict)
 		return t, nil
 	}
-	return searchPeak(ctx, start, cfg.MaxTrials, trial)
+	return searchPeak(ctx, start, searchFloor(sla), cfg.MaxTrials, trial)
 }
 
 func observed(r report.SLAResult) string {

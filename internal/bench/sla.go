@@ -112,8 +112,17 @@ const searchMethod = "exponential ramp then bisection: start at the given --qps 
 	"requests as its percentile needs for a verdict at 99% confidence with one request over the threshold (LoadGen's " +
 	"early-stopping count: 662 for p99, 130 for p95), or --trial-duration's worth when more; it passes when that " +
 	"verdict is met and stops early once it cannot be. A rate fails only when two trials at it fail: a failing trial " +
-	"is repeated once (new arrival seed) before the search moves below it. The peak lies between the highest passing " +
-	"and the lowest failing rate"
+	"is repeated once (new arrival seed) before the search moves below it; no rate is tried whose trial would last " +
+	"more than 10 minutes. The peak lies between the highest passing and the lowest failing rate"
+
+// maxTrialTime bounds one trial of the search: LoadGen's shortest run.
+// A rate whose sized trial would last longer is not tried.
+const maxTrialTime = 10 * time.Minute
+
+// searchFloor is the lowest rate whose sized trial fits in maxTrialTime.
+func searchFloor(sla SLA) float64 {
+	return float64(trialSize(sla, 0, 0)) / maxTrialTime.Seconds()
+}
 
 // trialSize is how many requests a trial at rate qps gets: enough for
 // the early-stopping verdict at SLAConfidence with trialAllowance
@@ -141,7 +150,9 @@ type trialFunc func(ctx context.Context, qps float64) (report.Trial, error)
 
 // searchPeak finds the highest rate whose trial meets the SLA, starting at
 // start, with at most maxTrials trials (see searchMethod).
-func searchPeak(ctx context.Context, start float64, maxTrials int, trial trialFunc) (*report.SLASearch, error) {
+//
+// floor is the lowest rate worth a trial (see searchFloor); 0 for none.
+func searchPeak(ctx context.Context, start, floor float64, maxTrials int, trial trialFunc) (*report.SLASearch, error) {
 	if !(start > 0) {
 		return nil, fmt.Errorf("SLA search: start rate %v is not positive", start)
 	}
@@ -182,6 +193,11 @@ func searchPeak(ctx context.Context, start float64, maxTrials int, trial trialFu
 		case lo == 0: // ramping down
 			if r <= start/math.Exp2(searchMaxSteps) {
 				res.Note = fmt.Sprintf("no trial down to %.4g requests/s met the SLA: a single request takes longer than it allows", r)
+				return finish(res, lo, hi), nil
+			}
+			if r/2 < floor {
+				res.Note = fmt.Sprintf("no trial down to %.4g requests/s met the SLA, and a trial at half that rate would last longer than %s "+
+					"to hold the requests its verdict needs: at this latency spread (or machine load) the SLA cannot be met", r, maxTrialTime)
 				return finish(res, lo, hi), nil
 			}
 			r /= 2

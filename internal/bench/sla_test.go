@@ -134,7 +134,7 @@ func TestSearchPeakConverges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls []float64
-			res, err := searchPeak(context.Background(), tt.start, DefaultMaxTrials, scriptedCapacity(tt.capacity, &calls))
+			res, err := searchPeak(context.Background(), tt.start, 0, DefaultMaxTrials, scriptedCapacity(tt.capacity, &calls))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,27 +156,27 @@ func TestSearchPeakConverges(t *testing.T) {
 
 func TestSearchPeakLimits(t *testing.T) {
 	var calls []float64
-	res, _ := searchPeak(context.Background(), 10, 3, scriptedCapacity(1000, &calls))
+	res, _ := searchPeak(context.Background(), 10, 0, 3, scriptedCapacity(1000, &calls))
 	if len(calls) != 3 || res.PeakQPS != 40 || !strings.Contains(res.Note, "stopped after 3 trials") {
 		t.Errorf("capped search: trials %v, peak %v, note %q", calls, res.PeakQPS, res.Note)
 	}
 	calls = nil
-	res, _ = searchPeak(context.Background(), 10, 100, scriptedCapacity(math.Inf(1), &calls))
+	res, _ = searchPeak(context.Background(), 10, 0, 100, scriptedCapacity(math.Inf(1), &calls))
 	if !res.Found || !strings.Contains(res.Note, "every trial") || res.UpperQPS != 0 {
 		t.Errorf("unbounded capacity: peak %v, note %q, upper %v", res.PeakQPS, res.Note, res.UpperQPS)
 	}
 	calls = nil
-	res, _ = searchPeak(context.Background(), 10, 100, scriptedCapacity(0, &calls))
+	res, _ = searchPeak(context.Background(), 10, 0, 100, scriptedCapacity(0, &calls))
 	if res.Found || res.PeakQPS != 0 || !strings.Contains(res.Note, "no trial") {
 		t.Errorf("SLA never met: found %t, peak %v, note %q", res.Found, res.PeakQPS, res.Note)
 	}
 	boom := errors.New("boom")
-	if _, err := searchPeak(context.Background(), 1, 5, func(context.Context, float64) (report.Trial, error) {
+	if _, err := searchPeak(context.Background(), 1, 0, 5, func(context.Context, float64) (report.Trial, error) {
 		return report.Trial{}, boom
 	}); !errors.Is(err, boom) {
 		t.Errorf("trial error lost: %v", err)
 	}
-	if _, err := searchPeak(context.Background(), 0, 5, scriptedCapacity(1, &calls)); err == nil {
+	if _, err := searchPeak(context.Background(), 0, 0, 5, scriptedCapacity(1, &calls)); err == nil {
 		t.Error("a zero start rate was accepted")
 	}
 }
@@ -202,7 +202,7 @@ func TestSearchPeakOnQueueingModel(t *testing.T) {
 			tr.SLA.Met = tr.SLA.Verdict == "met" && !res.aborted
 			return tr, nil
 		}
-		res, err := searchPeak(context.Background(), 50, DefaultMaxTrials, trial)
+		res, err := searchPeak(context.Background(), 50, 0, DefaultMaxTrials, trial)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,6 +251,30 @@ func TestTrialSize(t *testing.T) {
 	}
 }
 
+// TestSearchPeakStopsAtTheFloor: below the rate whose sized trial would
+// outlast maxTrialTime the search stops and says why, instead of running
+// a trial of hours.
+func TestSearchPeakStopsAtTheFloor(t *testing.T) {
+	sla := SLA{Threshold: time.Millisecond, Percentile: 99}
+	floor := searchFloor(sla)
+	if want := 662.0 / 600; floor != want {
+		t.Fatalf("floor %v, want %v (662 requests in 10 minutes)", floor, want)
+	}
+	var calls []float64
+	res, err := searchPeak(context.Background(), 32, floor, DefaultMaxTrials, scriptedCapacity(0, &calls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range calls {
+		if r < floor {
+			t.Errorf("tried %v requests/s, below the floor %v", r, floor)
+		}
+	}
+	if res.Found || !strings.Contains(res.Note, "would last longer than 10m0s") || calls[len(calls)-1] != 2 {
+		t.Errorf("trials %v, note %q", calls, res.Note)
+	}
+}
+
 // TestSearchPeakRepeatsBeforeMovingDown: one stray failing trial below
 // capacity (noise) must not pull the peak down: the rate is tried again.
 func TestSearchPeakRepeatsBeforeMovingDown(t *testing.T) {
@@ -265,7 +289,7 @@ func TestSearchPeakRepeatsBeforeMovingDown(t *testing.T) {
 		}
 		return report.Trial{TargetQPS: qps, SLA: report.SLAResult{Met: met}}, nil
 	}
-	res, err := searchPeak(context.Background(), 10, DefaultMaxTrials, trial)
+	res, err := searchPeak(context.Background(), 10, 0, DefaultMaxTrials, trial)
 	if err != nil {
 		t.Fatal(err)
 	}
