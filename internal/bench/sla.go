@@ -113,7 +113,8 @@ const searchMethod = "exponential ramp then bisection: start at the given --qps 
 	"early-stopping count: 662 for p99, 130 for p95), or --trial-duration's worth when more; it passes when that " +
 	"verdict is met and stops early once it cannot be. A rate fails only when two trials at it fail: a failing trial " +
 	"is repeated once (new arrival seed) before the search moves below it; no rate is tried whose trial would last " +
-	"more than 10 minutes. The peak lies between the highest passing and the lowest failing rate"
+	"more than 10 minutes; the peak is confirmed by a second passing trial, and a failure at or below a passing " +
+	"rate disowns that pass. The peak lies between the highest passing and the lowest failing rate"
 
 // maxTrialTime bounds one trial of the search: LoadGen's shortest run.
 // A rate whose sized trial would last longer is not tried.
@@ -161,12 +162,15 @@ func searchPeak(ctx context.Context, start, floor float64, maxTrials int, trial 
 	}
 	res := &report.SLASearch{Method: searchMethod}
 	lo, hi := 0.0, math.Inf(1) // highest passing, lowest failing
+	var passed []float64          // rates that passed and no failure at or below has disowned
+	confirmed := map[float64]bool{}
 	r := start
 	for len(res.Trials) < maxTrials {
 		t, err := trial(ctx, r)
 		if err != nil {
 			return res, err
 		}
+		t.Repeat = r == lo // confirming the peak
 		res.Trials = append(res.Trials, t)
 		if !t.SLA.Met && len(res.Trials) < maxTrials {
 			// Noise fails single trials: repeat once before moving down.
@@ -179,9 +183,21 @@ func searchPeak(ctx context.Context, start, floor float64, maxTrials int, trial 
 			t = rt
 		}
 		if t.SLA.Met {
+			if r == lo {
+				confirmed[r] = true
+			}
 			lo = max(lo, r)
+			passed = append(passed, r)
 		} else {
+			// A rate fails: no rate at or above it passes (a pass there
+			// was luck, such as a trial too short for the queue to build
+			// at full load).
 			hi = min(hi, r)
+			passed = slices.DeleteFunc(passed, func(p float64) bool { return p >= r })
+			lo = 0
+			for _, p := range passed {
+				lo = max(lo, p)
+			}
 		}
 		switch {
 		case math.IsInf(hi, 1): // still ramping up
@@ -203,7 +219,12 @@ func searchPeak(ctx context.Context, start, floor float64, maxTrials int, trial 
 			r /= 2
 		default:
 			if hi <= lo*(1+searchTolerance) {
-				return finish(res, lo, hi), nil
+				if confirmed[lo] {
+					return finish(res, lo, hi), nil
+				}
+				// Confirm the peak with a second trial before reporting it.
+				r = lo
+				continue
 			}
 			r = (lo + hi) / 2
 		}

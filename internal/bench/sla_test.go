@@ -275,6 +275,33 @@ func TestSearchPeakStopsAtTheFloor(t *testing.T) {
 	}
 }
 
+// TestSearchPeakConfirmsThePeak: a rate at full load passes once by luck
+// (the queue had no time to build) and fails on every later trial; the
+// search must not report it.
+func TestSearchPeakConfirmsThePeak(t *testing.T) {
+	const capacity = 100.0
+	var calls []float64
+	lucky := map[float64]bool{}
+	trial := func(ctx context.Context, qps float64) (report.Trial, error) {
+		calls = append(calls, qps)
+		met := qps <= capacity
+		if qps > capacity && qps <= 1.1*capacity && !lucky[qps] {
+			lucky[qps], met = true, true
+		}
+		return report.Trial{TargetQPS: qps, SLA: report.SLAResult{Met: met}}, nil
+	}
+	res, err := searchPeak(context.Background(), 13, 0, 40, trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || res.PeakQPS > capacity || res.PeakQPS < capacity/(1+searchTolerance) {
+		t.Errorf("peak %v, want within 5%% below %v; trials %v, note %q", res.PeakQPS, capacity, calls, res.Note)
+	}
+	if last := res.Trials[len(res.Trials)-1]; last.TargetQPS != res.PeakQPS || !last.Repeat || !last.SLA.Met {
+		t.Errorf("the peak %v was not confirmed by a last passing trial: %v", res.PeakQPS, calls)
+	}
+}
+
 // TestSearchPeakRepeatsBeforeMovingDown: one stray failing trial below
 // capacity (noise) must not pull the peak down: the rate is tried again.
 func TestSearchPeakRepeatsBeforeMovingDown(t *testing.T) {
