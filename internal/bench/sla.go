@@ -162,7 +162,7 @@ func searchPeak(ctx context.Context, start, floor float64, maxTrials int, trial 
 	}
 	res := &report.SLASearch{Method: searchMethod}
 	lo, hi := 0.0, math.Inf(1) // highest passing, lowest failing
-	var passed []float64          // rates that passed and no failure at or below has disowned
+	var passed []float64       // rates that passed and no failure at or below has disowned
 	confirmed := map[float64]bool{}
 	r := start
 	for len(res.Trials) < maxTrials {
