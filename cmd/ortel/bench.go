@@ -37,7 +37,14 @@ OTLP endpoint is configured, writes them as OTLP/JSON lines files
 (traces.jsonl, metrics.jsonl) that any collector can replay.
 
 Flags:
-  --runs N            measured runs, or requests of a load scenario (default 100)
+  --runs N|auto       measured runs, or requests of a load scenario (default 100);
+                      auto runs until the 95% confidence interval of the
+                      --auto-percentile is within --auto-width of it, or
+                      --duration passes (default 60s then); single-stream and
+                      concurrent scenarios
+  --auto-percentile P percentile --runs auto watches, e.g. p99 or 95 (default p99)
+  --auto-width W      widest interval --runs auto accepts, relative to the
+                      percentile, e.g. 5% or 0.05 (default 5%)
   --duration D        measure for a duration instead, e.g. 30s
   --warmup N|auto     runs after the first, not measured (default 10); auto warms
                       up until latency is steady (two 10-run windows whose
@@ -45,6 +52,24 @@ Flags:
   --warmup-max N      most warm-up runs of --warmup auto (default 200)
   --threads N         intra-op threads (default: ONNX Runtime's choice)
   --inter-threads N   inter-op threads (default: ONNX Runtime's choice)
+  --opt-level L       graph optimization level: disable, basic, extended or
+                      all (default: ONNX Runtime's, all)
+  --execution-mode M  sequential (default) or parallel (inter-op threads run
+                      independent branches)
+  --save-optimized PATH
+                      write the model as ONNX Runtime optimized it to PATH
+  --session-config KEY=VALUE
+                      an ONNX Runtime session configuration entry, e.g.
+                      session.intra_op.allow_spinning=0 (repeatable)
+  --provider NAME[,NAME...]
+                      execution providers in order of preference: cpu, cuda,
+                      tensorrt, openvino, coreml, directml, xnnpack, qnn,
+                      webgpu, vitisai, azure (or ONNX Runtime's names); cpu is
+                      always the last fallback. One this ONNX Runtime build
+                      lacks fails with the list of those it has
+  --provider-option KEY=VALUE
+                      option of the first provider other than cpu, e.g.
+                      device_id=0 (repeatable)
   --batch N[,N...]    size of a dynamic first dimension (default 1); a list,
                       e.g. 1,2,4,8,16, sweeps the sizes: latency, items/s and
                       scaling efficiency per size, and the best size
@@ -63,8 +88,11 @@ Flags:
                       compliance and a verdict; with --scenario server, also
                       searches the peak rate meeting it (--qps then starts
                       the search)
-  --trial-duration D  length of one trial of the SLA search (default 2s)
-  --sla-trials N      most trials of the SLA search (default 12)
+  --trial-duration D  shortest trial of the SLA search (default 2s); a trial
+                      also holds at least the requests its percentile needs
+                      for a verdict at 99% confidence (662 for p99)
+  --sla-trials N      most trials of the SLA search (default 20; a failing
+                      trial is repeated once before the search moves down)
   --generate N        LLM generation: greedy generations of N tokens on a
                       decoder with inputs input_ids, attention_mask and
                       past_key_values.*; reports time to first token, time per
@@ -115,6 +143,7 @@ func benchCommand() *command {
 }
 
 type benchFlags struct {
+	runsArg, autoPct, autoWidth       string
 	runs, threads, inter, profileRuns int
 	warmupMax, concurrency, slaTrials int
 	generate, promptTokens            int
@@ -122,6 +151,9 @@ type benchFlags struct {
 	qps                               float64
 	duration, trialDuration           time.Duration
 	shapes, values                    listFlag
+	sessionConfig, providerOptions    listFlag
+	optLevel, execMode, saveOptimized string
+	providers                         string
 	warmup, batch, scenario, sessions string
 	sla                               string
 	out, name, endpoint, format       string
@@ -138,15 +170,25 @@ type benchFlags struct {
 	scen       bench.Scenario
 	sessMode   bench.SessionMode
 	slaParsed  *bench.SLA
+	auto       *bench.AutoRuns
+	session    bench.SessionOptions
 }
 
 func (f *benchFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.runs, "runs", 100, "")
+	fs.StringVar(&f.runsArg, "runs", "100", "")
+	fs.StringVar(&f.autoPct, "auto-percentile", "p99", "")
+	fs.StringVar(&f.autoWidth, "auto-width", "5%", "")
 	fs.DurationVar(&f.duration, "duration", 0, "")
 	fs.StringVar(&f.warmup, "warmup", "10", "")
 	fs.IntVar(&f.warmupMax, "warmup-max", bench.DefaultWarmupMax, "")
 	fs.IntVar(&f.threads, "threads", 0, "")
 	fs.IntVar(&f.inter, "inter-threads", 0, "")
+	fs.StringVar(&f.optLevel, "opt-level", "", "")
+	fs.StringVar(&f.execMode, "execution-mode", "", "")
+	fs.StringVar(&f.saveOptimized, "save-optimized", "", "")
+	fs.Var(&f.sessionConfig, "session-config", "")
+	fs.StringVar(&f.providers, "provider", "", "")
+	fs.Var(&f.providerOptions, "provider-option", "")
 	fs.StringVar(&f.batch, "batch", "1", "")
 	fs.StringVar(&f.scenario, "scenario", string(bench.SingleStream), "")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "")
@@ -192,8 +234,14 @@ func (f *benchFlags) validate() error {
 	if f.format, err = checkFormat(f.format, "text", "json"); err != nil {
 		return err
 	}
+	if err := f.parseRuns(); err != nil {
+		return err
+	}
+	if err := f.parseSession(); err != nil {
+		return err
+	}
 	switch {
-	case f.runs <= 0 && f.duration <= 0:
+	case f.auto == nil && f.runs <= 0 && f.duration <= 0:
 		return usagef("--runs must be 1 or more (got %d)", f.runs)
 	case f.duration < 0:
 		return usagef("--duration must not be negative (got %s)", f.duration)
@@ -342,12 +390,15 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		QPS: f.qps, SLA: f.slaParsed, TrialDuration: f.trialDuration, MaxTrials: f.slaTrials,
 		Generate: f.generate, PromptTokens: f.promptTokens,
 		Batches:        f.batches,
-		IntraOpThreads: f.threads, InterOpThreads: f.inter,
+		IntraOpThreads: f.threads, InterOpThreads: f.inter, Session: f.session,
 		ProfileRuns: f.profileRuns, Seed: f.seed,
 		TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
 	}
 	if f.duration > 0 {
 		cfg.Runs = 0
+	}
+	if f.auto != nil {
+		cfg.Auto, cfg.Runs, cfg.Duration = f.auto, 0, 0
 	}
 	if hw != nil {
 		cfg.Hardware = hardware.NewSampler(hw, f.hwInterval, 0)
@@ -465,4 +516,100 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return p.w.Write(b)
+}
+
+// parseRuns reads --runs (a count or auto) and, for auto, --auto-percentile,
+// --auto-width and --duration as its time limit.
+func (f *benchFlags) parseRuns() error {
+	if strings.EqualFold(strings.TrimSpace(f.runsArg), "auto") {
+		a := &bench.AutoRuns{Limit: f.duration}
+		p, err := strconv.ParseFloat(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(f.autoPct)), "p"), 64)
+		if err != nil || !(p > 0 && p < 100) {
+			return usagef("--auto-percentile %q: want a percentile between 0 and 100, such as p99 or 95", f.autoPct)
+		}
+		a.Percentile = p
+		w := strings.TrimSpace(f.autoWidth)
+		scale := 1.0
+		if strings.HasSuffix(w, "%") {
+			w, scale = strings.TrimSuffix(w, "%"), 0.01
+		}
+		v, err := strconv.ParseFloat(w, 64)
+		if err != nil || !(v*scale > 0 && v*scale < 10) {
+			return usagef("--auto-width %q: want a positive width relative to the percentile, such as 5%% or 0.05", f.autoWidth)
+		}
+		a.Width = v * scale
+		if f.scen == bench.Server || f.scen == bench.Offline {
+			return usagef("--runs auto needs --scenario single-stream or concurrent (the %s scenario takes a number of requests or a duration)", f.scen)
+		}
+		f.auto = a
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(f.runsArg))
+	if err != nil {
+		return usagef("--runs %q: want a number of runs, 1 or more, or auto", f.runsArg)
+	}
+	f.runs = n
+	return nil
+}
+
+// parseSession reads the session-option flags. A misspelt value is a usage
+// error (exit 2); a provider this ONNX Runtime build lacks is found when
+// bench starts (exit 1), like a missing model.
+func (f *benchFlags) parseSession() error {
+	var err error
+	s := &f.session
+	if s.OptLevel, err = bench.ParseOptLevel(f.optLevel); err != nil {
+		return usagef("%v", err)
+	}
+	if s.ExecutionMode, err = bench.ParseExecutionMode(f.execMode); err != nil {
+		return usagef("%v", err)
+	}
+	if f.saveOptimized != "" {
+		s.SaveOptimized = f.saveOptimized
+	}
+	if s.Config, err = keyValues("--session-config", f.sessionConfig); err != nil {
+		return err
+	}
+	if s.ProviderOptions, err = keyValues("--provider-option", f.providerOptions); err != nil {
+		return err
+	}
+	if strings.TrimSpace(f.providers) != "" {
+		for _, name := range strings.Split(f.providers, ",") {
+			p, err := bench.ParseProvider(name)
+			if err != nil {
+				return usagef("--provider %q: %v", f.providers, err)
+			}
+			s.Providers = append(s.Providers, p)
+		}
+	}
+	if len(s.ProviderOptions) > 0 {
+		other := false
+		for _, p := range s.Providers {
+			other = other || p.Name != "CPUExecutionProvider"
+		}
+		if !other {
+			return usagef("--provider-option applies to an execution provider other than cpu; name one with --provider")
+		}
+	}
+	return nil
+}
+
+// keyValues reads repeated KEY=VALUE flags; a key given twice is an error.
+func keyValues(flagName string, kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, usagef("%s %q: want KEY=VALUE", flagName, kv)
+		}
+		if _, dup := out[k]; dup {
+			return nil, usagef("%s: %s given twice", flagName, k)
+		}
+		out[k] = v
+	}
+	return out, nil
 }

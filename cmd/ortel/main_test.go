@@ -257,6 +257,17 @@ func TestBadInput(t *testing.T) {
 		{"bad value", []string{"bench", "--value", "sr=fast", model}, 2, []string{"not a number"}},
 		{"bad runs", []string{"bench", "--runs", "abc", model}, 2, []string{"-runs"}},
 		{"negative runs", []string{"bench", "--runs", "-1", model}, 2, []string{"--runs must be 1 or more"}},
+		{"auto runs bad percentile", []string{"bench", "--runs", "auto", "--auto-percentile", "p100", model}, 2, []string{`--auto-percentile "p100"`}},
+		{"auto runs bad width", []string{"bench", "--runs", "auto", "--auto-width", "-5%", model}, 2, []string{`--auto-width "-5%"`}},
+		{"bad opt level", []string{"bench", "--opt-level", "max", model}, 2, []string{`--opt-level "max"`, "extended"}},
+		{"bad execution mode", []string{"bench", "--execution-mode", "async", model}, 2, []string{`--execution-mode "async"`}},
+		{"unknown provider", []string{"bench", "--provider", "cpu,gpu", model}, 2, []string{`unknown execution provider "gpu"`, "cuda"}},
+		{"provider option without provider", []string{"bench", "--provider-option", "device_id=0", model}, 2, []string{"--provider-option applies to an execution provider other than cpu"}},
+		{"bad session config", []string{"bench", "--session-config", "spin", model}, 2, []string{`--session-config "spin": want KEY=VALUE`}},
+		// A provider this build lacks is a fact of the machine found at run
+		// time, like a missing model: exit 1, not a usage error.
+		{"provider not in this build", []string{"bench", "--out", out, "--provider", "openvino", model}, 1, []string{"OpenVINOExecutionProvider is not in this ONNX Runtime build", "available: ", "CPUExecutionProvider"}},
+		{"auto runs in server", []string{"bench", "--runs", "auto", "--scenario", "server", "--qps", "5", model}, 2, []string{"--runs auto needs --scenario single-stream or concurrent"}},
 		{"unknown flag", []string{"bench", "--frobs", "1", model}, 2, []string{"frobs"}},
 		{"two models", []string{"bench", model, model}, 2, []string{"exactly one MODEL"}},
 		{"import missing", []string{"import", "--out", out + "1", filepath.Join(dir, "nope.json")}, 1, []string{"nope.json"}},

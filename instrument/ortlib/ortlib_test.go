@@ -71,3 +71,20 @@ func TestFindLibraryNotFoundListsPlaces(t *testing.T) {
 		}
 	}
 }
+
+func TestAvailableProviders(t *testing.T) {
+	if _, err := Init(); err != nil {
+		if ci := os.Getenv("CI"); ci == "true" || ci == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	got, err := AvailableProviders()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("available execution providers: %q", got)
+	if len(got) == 0 || got[len(got)-1] != "CPUExecutionProvider" {
+		t.Errorf("providers %q: want CPUExecutionProvider last (ONNX Runtime lists it as the fallback)", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/stats"
 )
 
 // Verdicts of a comparison.
@@ -89,8 +90,13 @@ type LatencyDelta struct {
 	// CILow and CIHigh bound Change at the comparison's confidence.
 	CILow  float64 `json:"ci_low"`
 	CIHigh float64 `json:"ci_high"`
-	// Significant: the interval excludes 0.
+	// Significant: the interval excludes 0, and both runs support the
+	// statistic.
 	Significant bool `json:"significant"`
+	// InsufficientRuns: one run has too few samples for a distribution-free
+	// interval of this percentile at the comparison's confidence (see
+	// stats.QuantileInterval); its change is shown but never significant.
+	InsufficientRuns bool `json:"insufficient_runs,omitempty"`
 }
 
 // Delta compares one number.
@@ -204,6 +210,12 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 	for i, st := range compareStats {
 		d := LatencyDelta{Stat: st.Name, AS: ba.Value(st), BS: bb.Value(st), Change: point[i], CILow: lo[i], CIHigh: hi[i]}
 		d.Significant = lo[i] > 0 || hi[i] < 0
+		if st.Q > 0 && st.Q < 1 {
+			need := stats.MinSamples(st.Q, cfg.Confidence)
+			if min(len(a.Latency.Samples), len(b.Latency.Samples)) < need {
+				d.InsufficientRuns, d.Significant = true, false
+			}
+		}
 		c.Latency = append(c.Latency, d)
 	}
 	for i := range c.Latency {
@@ -220,7 +232,12 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 		c.Verdict = VerdictNoChange
 	}
 	if q := quantileOf(pName); q > 0 {
-		if n := min(len(a.Latency.Samples), len(b.Latency.Samples)); float64(n)*(1-q) < 5 {
+		n := min(len(a.Latency.Samples), len(b.Latency.Samples))
+		switch {
+		case gate.InsufficientRuns:
+			c.Warnings = append(c.Warnings, fmt.Sprintf("insufficient runs: %d samples cannot bound %s at %.0f%% confidence (it needs %d per run); its change is never called significant: measure more runs (--runs auto) or gate on p50",
+				n, pName, 100*cfg.Confidence, stats.MinSamples(q, cfg.Confidence)))
+		case float64(n)*(1-q) < 5:
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s rests on fewer than 5 samples above it per run (%d samples): its interval is wide; measure more runs or gate on p50", pName, n))
 		}
 	}
@@ -326,6 +343,11 @@ func compareWarnings(a, b *report.Report) []string {
 	diff("batch", strconv.FormatInt(a.Config.Batch, 10), strconv.FormatInt(b.Config.Batch, 10))
 	diff("intra-op threads", strconv.Itoa(a.Config.IntraOpThreads), strconv.Itoa(b.Config.IntraOpThreads))
 	diff("input shapes", inputShapes(a), inputShapes(b))
+	sa, sb := sessionOpts(a), sessionOpts(b)
+	diff("graph optimization level", sa.OptLevel, sb.OptLevel)
+	diff("execution mode", sa.ExecutionMode, sb.ExecutionMode)
+	diff("session config entries", kvText(sa.Config), kvText(sb.Config))
+	diff("execution provider options", kvText(sa.ProviderOptions), kvText(sb.ProviderOptions))
 	if a.Model.SHA256 != b.Model.SHA256 {
 		w = append(w, "the runs used different model files (expected when comparing two versions of a model)")
 	}
@@ -342,4 +364,25 @@ func inputShapes(r *report.Report) string {
 		parts = append(parts, in.Name+"="+strings.Join(s, ","))
 	}
 	return strings.Join(parts, " ")
+}
+
+// sessionOpts returns a report's session options; a report written before
+// they were recorded ran with ONNX Runtime's defaults.
+func sessionOpts(r *report.Report) report.SessionOptions {
+	if r.Config.Session != nil {
+		return *r.Config.Session
+	}
+	return report.SessionOptions{OptLevel: "all", ExecutionMode: "sequential"}
+}
+
+func kvText(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + m[k]
+	}
+	return strings.Join(keys, " ")
 }

@@ -139,6 +139,8 @@ func TestCompareDeltas(t *testing.T) {
 	a.Analysis = &report.Analysis{Energy: report.Energy{Available: true, JoulesPerInference: 0.5}}
 	b.Analysis = &report.Analysis{Energy: report.Energy{Available: true, JoulesPerInference: 0.4}}
 	b.Config.Batch = 4
+	// A predates recorded session options (ONNX Runtime's defaults).
+	b.Config.Session = &report.SessionOptions{OptLevel: "extended", ExecutionMode: "sequential", Config: map[string]string{"session.intra_op.allow_spinning": "0"}}
 	c, err := Compare(a, b, "a", "b", CompareConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -155,8 +157,14 @@ func TestCompareDeltas(t *testing.T) {
 	if c.Energy == nil || !near(c.Energy.Change, -0.2) {
 		t.Errorf("energy: %+v", c.Energy)
 	}
-	if !strings.Contains(strings.Join(c.Warnings, "\n"), `batch differs: "0" vs "4"`) {
-		t.Errorf("warnings: %v", c.Warnings)
+	for _, want := range []string{`batch differs: "0" vs "4"`, `graph optimization level differs: "all" vs "extended"`,
+		`session config entries differs: "" vs "session.intra_op.allow_spinning=0"`} {
+		if !strings.Contains(strings.Join(c.Warnings, "\n"), want) {
+			t.Errorf("warnings %v lack %s", c.Warnings, want)
+		}
+	}
+	if strings.Contains(strings.Join(c.Warnings, "\n"), "execution mode") {
+		t.Errorf("warnings %v: the execution modes are the same", c.Warnings)
 	}
 	var text, md bytes.Buffer
 	if err := WriteComparisonText(&text, c); err != nil {
@@ -247,5 +255,40 @@ func BenchmarkCompare(b *testing.B) {
 		if _, err := Compare(a, c, "a", "b", CompareConfig{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestCompareMarksInsufficientRuns: a planted +30% on every sample is
+// significant at p50 from 100 runs, but 100 runs cannot bound p99 at 95%
+// (368 needed): the p99 row says so and the p99 gate does not fire.
+func TestCompareMarksInsufficientRuns(t *testing.T) {
+	xs := realSamples(t)
+	a := runWith(resample(xs, 100, 11, 1))
+	b := runWith(resample(xs, 100, 12, 1.30))
+	c, err := Compare(a, b, "a.json", "b.json", CompareConfig{Percentile: "p99", Threshold: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p50, p99 := c.Latency[statIndex("p50")], c.Latency[statIndex("p99")]
+	if p50.InsufficientRuns || !p50.Significant {
+		t.Errorf("p50 from 100 runs: %+v", p50)
+	}
+	if !p99.InsufficientRuns || p99.Significant || c.Verdict != VerdictNoChange || c.Regression.Exceeded {
+		t.Errorf("p99 from 100 runs: %+v, verdict %s, gate %+v", p99, c.Verdict, c.Regression)
+	}
+	if !strings.Contains(strings.Join(c.Warnings, "\n"), "insufficient runs: 100 samples cannot bound p99 at 95% confidence (it needs 368 per run)") {
+		t.Errorf("warnings %v", c.Warnings)
+	}
+	var text bytes.Buffer
+	if err := WriteComparisonText(&text, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "insufficient runs") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	// With 400 runs per side p99 is supported and the slowdown is found.
+	a, b = runWith(resample(xs, 400, 11, 1)), runWith(resample(xs, 400, 12, 1.30))
+	if c, _ = Compare(a, b, "a.json", "b.json", CompareConfig{Percentile: "p99"}); c.Latency[statIndex("p99")].InsufficientRuns {
+		t.Errorf("p99 from 400 runs marked insufficient")
 	}
 }

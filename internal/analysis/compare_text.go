@@ -20,7 +20,10 @@ func WriteComparisonText(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(tw, "  stat\tA\tB\tchange\tCI low\tCI high\t\t\n")
 	for _, d := range c.Latency {
 		sig := ""
-		if d.Significant {
+		switch {
+		case d.InsufficientRuns:
+			sig = "insufficient runs"
+		case d.Significant:
 			sig = "significant"
 		}
 		mark := ""

@@ -451,7 +451,7 @@ func ruleLayout(f *Facts) *report.Finding {
 	}
 	if types["ReorderInput"]+types["ReorderOutput"] > 0 {
 		fd.Detail = fmt.Sprintf("%s: ONNX Runtime converts tensors between NCHW and its blocked NCHWc layout around every operator that cannot run blocked, so convolutions separated by such operators pay two full-tensor copies each.", countList(types, 0))
-		fd.Recommendation = "Let convolutions chain in NCHWc: export activations as single operators ONNX Runtime fuses into the Conv (HardSwish, HardSigmoid, Relu, Clip) instead of Add/Clip/Mul/Div sequences, and fold Mul/Add scale-and-shift into the weights; also compare with graph optimization level ORT_ENABLE_EXTENDED, which skips the NCHWc transformer."
+		fd.Recommendation = "Let convolutions chain in NCHWc: export activations as single operators ONNX Runtime fuses into the Conv (HardSwish, HardSigmoid, Relu, Clip) instead of Add/Clip/Mul/Div sequences, and fold Mul/Add scale-and-shift into the weights; also compare with graph optimization level ORT_ENABLE_EXTENDED, which skips the NCHWc transformer (ortel bench --opt-level extended, then ortel compare)."
 	} else {
 		fd.Detail = fmt.Sprintf("%s move whole tensors without arithmetic.", countList(types, 0))
 		fd.Recommendation = "Export the model in the layout its consumers want, so the transposes fold away, or let ONNX Runtime's transpose optimizer (ORT_ENABLE_ALL) cancel them."
@@ -507,7 +507,7 @@ func ruleWarmup(f *Facts) *report.Finding {
 	fd := &report.Finding{
 		Severity:       SeverityLow,
 		Evidence:       []report.Evidence{ev("first_run", f.FirstRunS, "s"), ev("p50", l.P50, "s"), ev("first_run_over_p50", ratio, "1"), ev("session_creation", f.SessionCreationS, "s")},
-		Recommendation: "Run one or more warm-up inferences at service start, before taking traffic, and keep sessions alive across requests; save the optimized model (SessionOptions optimized_model_filepath) to cut session creation; on GPUs, avoid exhaustive algorithm searches at first run.",
+		Recommendation: "Run one or more warm-up inferences at service start, before taking traffic, and keep sessions alive across requests; save the optimized model (SessionOptions optimized_model_filepath; ortel bench --save-optimized PATH) and load that to cut session creation; on GPUs, avoid exhaustive algorithm searches at first run.",
 	}
 	if l.P50 > 0 {
 		fd.Impact = math.Min(1, (f.FirstRunS-l.P50)/f.FirstRunS)

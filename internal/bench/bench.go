@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"time"
 
@@ -35,7 +36,11 @@ type Config struct {
 
 	Runs     int           // measured requests (default 100 when Duration is 0)
 	Duration time.Duration // measure for this long instead of Runs
-	Warmup   int           // runs after the first, not measured
+	// Auto, when set, measures until the interval of one percentile is
+	// narrow enough or a time limit passes (--runs auto); Runs and
+	// Duration are then unused. Single-stream and concurrent scenarios.
+	Auto   *AutoRuns
+	Warmup int // runs after the first, not measured
 	// WarmupAuto warms up until steady state (see Warmup in the report), at
 	// most WarmupMax runs (default DefaultWarmupMax); Warmup is then unused.
 	WarmupAuto bool
@@ -70,6 +75,10 @@ type Config struct {
 
 	IntraOpThreads int // 0: ORT's default
 	InterOpThreads int
+	// Session holds the further session options: optimization level,
+	// execution mode, saving the optimized model, session configuration
+	// entries, execution providers.
+	Session SessionOptions
 
 	ProfileRuns int // runs of the operator-profiling pass; 0 skips it
 	Seed        uint64
@@ -103,7 +112,11 @@ type Result struct {
 const DefaultTrialDuration = 2 * time.Second
 
 func (c *Config) defaults() {
-	if c.Runs <= 0 && c.Duration <= 0 {
+	if c.Auto != nil {
+		c.Auto.defaults()
+		c.Runs, c.Duration = 0, 0
+	}
+	if c.Runs <= 0 && c.Duration <= 0 && c.Auto == nil {
 		c.Runs = 100
 	}
 	if len(c.Batches) == 1 {
@@ -149,6 +162,9 @@ func (c *Config) defaults() {
 
 // check rejects combinations that mean nothing.
 func (c *Config) check() error {
+	if err := c.Session.check(); err != nil {
+		return err
+	}
 	switch c.Scenario {
 	case SingleStream, Concurrent, Server, Offline:
 	default:
@@ -171,6 +187,13 @@ func (c *Config) check() error {
 		return errors.New("an SLA checks request latency; with generation, read the time to first token and per output token instead")
 	case c.Sessions == PerWorkerSessions && c.Concurrency < 2:
 		return errors.New("one session per worker needs 2 workers or more")
+	case c.Auto != nil && (c.Scenario == Server || c.Scenario == Offline):
+		return fmt.Errorf("--runs auto runs a closed loop until the interval is narrow enough; the %s scenario needs a number of requests or a duration", c.Scenario)
+	case c.Auto != nil && (len(c.Batches) > 1 || c.Generate > 0):
+		return errors.New("--runs auto applies to one measured phase; give the batch sweep or the generation a number of runs")
+	}
+	if c.Auto != nil {
+		return c.Auto.check()
 	}
 	return nil
 }
@@ -191,15 +214,19 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		SchemaVersion: report.SchemaVersion,
 		CreatedAt:     time.Now().UTC(),
 		Host:          hostInfo(),
-		Runtime:       report.Runtime{ORTVersion: ort.GetVersion(), Providers: []string{"CPUExecutionProvider"}},
+		Runtime:       report.Runtime{ORTVersion: ort.GetVersion(), Providers: cfg.Session.runtimeProviders()},
 		Config: report.Config{
 			Runs: cfg.Runs, DurationS: cfg.Duration.Seconds(), Warmup: cfg.Warmup,
 			IntraOpThreads: cfg.IntraOpThreads, InterOpThreads: cfg.InterOpThreads,
 			Batch: cfg.Batch, ProfileRuns: cfg.ProfileRuns, Seed: cfg.Seed,
+			Session: cfg.Session.record(),
 		},
 	}
 	m, err := describeModel(cfg.ModelPath)
 	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Session.checkAvailable(); err != nil {
 		return nil, err
 	}
 	rep.Model = m.report
@@ -372,6 +399,13 @@ func (b *bench) openSessions(ctx context.Context, inputNames []string) error {
 		}
 		b.sessions = append(b.sessions, sess)
 	}
+	if p := cfg.Session.SaveOptimized; p != "" {
+		st, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("--save-optimized %s: ONNX Runtime wrote no optimized model: %w", p, err)
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("optimized model (optimization level %s) written to %s, %d bytes", rep.Config.Session.OptLevel, p, st.Size()))
+	}
 	return nil
 }
 
@@ -533,6 +567,12 @@ func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *rep
 	if cfg.Duration > 0 {
 		p.requests = 0
 	}
+	if a := cfg.Auto; a != nil {
+		p.requests, p.duration, p.until = a.MaxRuns, a.Limit, a.satisfied
+		cfg.progress("measuring: %s scenario, %s, until the p%g interval (95%%) is within %g%% of it, at most %s",
+			cfg.Scenario, plural(cfg.Concurrency, "worker"), a.Percentile, 100*a.Width, a.Limit)
+		return b.measured(ctx, p, exec)
+	}
 	switch {
 	case cfg.Scenario == Server:
 		cfg.progress("measuring: server scenario, Poisson arrivals at %.4g requests/s, %s", qps, b.extent(cfg.Concurrency))
@@ -560,14 +600,14 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 		// Half the rate the workers sustain at the warm-up median.
 		start = 0.5 * float64(cfg.Concurrency) / max(b.warmMed, 1e-6)
 	}
-	cfg.progress("searching the peak rate meeting the SLA %s, from %.4g requests/s (trials of %s)", sla, start, cfg.TrialDuration)
+	cfg.progress("searching the peak rate meeting the SLA %s, from %.4g requests/s (trials of at least %d requests)", sla, start, trialSize(sla, 0, 0))
 	trialNo := 0
 	trial := func(ctx context.Context, qps float64) (report.Trial, error) {
 		trialNo++
-		n := trialRequests(qps, cfg.TrialDuration)
+		n := trialSize(sla, qps, cfg.TrialDuration)
 		p := phase{
 			scenario: Server, workers: cfg.Concurrency, requests: n, qps: qps,
-			seed: cfg.Seed + uint64(trialNo), threshold: sla.Threshold, budget: sla.allowed(n) + 1,
+			seed: cfg.Seed + uint64(trialNo), threshold: sla.Threshold, budget: max(verdictAllowed(sla, n), 1),
 			depth: b.met.queue(),
 		}
 		res, hw, err := b.measured(ctx, p, exec)
@@ -580,9 +620,9 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 			TargetQPS: qps, Planned: res.planned, Completed: len(res.records), WallS: res.wall.Seconds(),
 			P50S: s.P50, P99S: s.P99, SLA: sla.check(lat, res.errors()), Aborted: res.aborted, Hardware: hw,
 		}
-		if res.aborted {
-			t.SLA.Met = false
-		}
+		// The trial passes on the early-stopping verdict, which its size
+		// allows with up to trialAllowance requests over the threshold.
+		t.SLA.Met = t.SLA.Verdict == string(stats.Met) && !res.aborted
 		if t.WallS > 0 {
 			t.AchievedQPS = float64(t.Completed) / t.WallS
 		}
@@ -596,7 +636,7 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 		cfg.progress("  trial %d: %.4g requests/s, %d requests, p%g %s: %s", trialNo, qps, t.Completed, sla.Percentile, observed(t.SLA), verdict)
 		return t, nil
 	}
-	return searchPeak(ctx, start, cfg.MaxTrials, trial)
+	return searchPeak(ctx, start, searchFloor(sla), cfg.MaxTrials, trial)
 }
 
 func observed(r report.SLAResult) string {
@@ -687,6 +727,13 @@ func (b *bench) finishMain(res *phaseResult) {
 	lat := res.latencies()
 	errs := res.errors()
 	rep.Latency = report.Latency{Summary: stats.Summarize(lat), Samples: lat, Errors: errs}
+	if a := cfg.Auto; a != nil {
+		rep.Config.AutoRuns = a.autoResult(lat, res.timedOut)
+		rep.Config.Runs = len(res.records)
+		if r := rep.Config.AutoRuns; r.StoppedBy != "width" {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("--runs auto stopped by its %s after %d runs, before the p%g interval came within %g%%", r.StoppedBy, r.Runs, a.Percentile, 100*a.Width))
+		}
+	}
 	if w := res.wall.Seconds(); w > 0 {
 		rep.Throughput = report.Throughput{
 			RunsPerS:  float64(len(lat)) / w,
@@ -789,8 +836,17 @@ func (w *workload) destroyOutputs() {
 	}
 }
 
-// configure applies the thread settings to session options.
+// configure applies the thread settings and the session options, except
+// saving the optimized model, to session options.
 func (c *Config) configure(o *ort.SessionOptions) error {
+	if err := c.threads(o); err != nil {
+		return err
+	}
+	return c.Session.apply(o, false)
+}
+
+// threads applies the thread settings to session options.
+func (c *Config) threads(o *ort.SessionOptions) error {
 	if c.IntraOpThreads > 0 {
 		if err := o.SetIntraOpNumThreads(c.IntraOpThreads); err != nil {
 			return fmt.Errorf("--threads %d: %w", c.IntraOpThreads, err)
@@ -809,7 +865,11 @@ func sessionOptions(cfg Config) (*ort.SessionOptions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session options: %w", err)
 	}
-	if err := cfg.configure(o); err != nil {
+	err = cfg.threads(o)
+	if err == nil {
+		err = cfg.Session.apply(o, true)
+	}
+	if err != nil {
 		o.Destroy()
 		return nil, err
 	}

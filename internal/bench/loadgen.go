@@ -31,6 +31,12 @@ type phase struct {
 	threshold time.Duration
 	budget    int
 
+	// until, when set (closed-loop phases), is evaluated on the successful
+	// latencies (seconds) so far, at growing intervals (see nextCheck); the
+	// phase stops once it returns true. requests and duration still bound
+	// the phase.
+	until func(latencies []float64) bool
+
 	// depth, when set, counts the requests waiting in the queue (server,
 	// offline).
 	depth *queueDepth
@@ -58,6 +64,8 @@ type phaseResult struct {
 	wall     time.Duration
 	maxDepth int64
 	aborted  bool
+	// timedOut: a closed-loop phase with until ran out of its duration.
+	timedOut bool
 }
 
 // latencies returns the latencies of the successful requests, in seconds.
@@ -134,6 +142,25 @@ type collector struct {
 	done    int
 	errs    int
 	lastErr error
+	check   int // until: evaluate it when done reaches this
+}
+
+// untilDue returns the successful latencies when the phase's until rule is
+// due for evaluation, else nil.
+func (c *collector) untilDue() []float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done < max(c.check, autoMinRuns) {
+		return nil
+	}
+	c.check = nextCheck(c.done)
+	out := make([]float64, 0, len(c.records))
+	for _, r := range c.records {
+		if r.err == nil {
+			out = append(out, r.latency.Seconds())
+		}
+	}
+	return out
 }
 
 func (c *collector) add(r record, end time.Time) (fail bool) {
@@ -178,15 +205,18 @@ func closedLoop(ctx context.Context, p phase, exec execFunc) (*phaseResult, erro
 	}
 	start := time.Now()
 	deadline := start.Add(p.duration)
+	timed := p.requests == 0 || p.until != nil && p.duration > 0
+	var done, timedOut atomic.Bool
 	for w := 0; w < p.workers; w++ {
 		wg.Go(func() {
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && !done.Load() {
 				seq := int(next.Add(1) - 1)
 				if p.requests > 0 && seq >= p.requests {
 					return
 				}
 				t := time.Now()
-				if p.requests == 0 && !t.Before(deadline) {
+				if timed && !t.Before(deadline) {
+					timedOut.Store(true)
 					return
 				}
 				if offline {
@@ -205,6 +235,11 @@ func closedLoop(ctx context.Context, p phase, exec execFunc) (*phaseResult, erro
 					cancel(fmt.Errorf("%w; last error: %w", errTooManyFailures, err))
 					return
 				}
+				if p.until != nil {
+					if lat := c.untilDue(); lat != nil && p.until(lat) {
+						done.Store(true)
+					}
+				}
 			}
 		})
 	}
@@ -215,6 +250,10 @@ func closedLoop(ctx context.Context, p phase, exec execFunc) (*phaseResult, erro
 	}
 	res := c.result(start)
 	res.planned = p.requests
+	res.timedOut = timedOut.Load() && p.until != nil
+	if p.until != nil {
+		res.planned = 0 // the rule, not a count, ended it
+	}
 	if offline {
 		res.maxDepth = int64(p.requests)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/stats"
 )
 
 // SLA is a latency service-level agreement: Percentile percent of the
@@ -75,6 +76,8 @@ func (s SLA) check(latencies []float64, failed int) report.SLAResult {
 	}
 	r.Compliance = 1 - float64(r.Violations)/float64(n)
 	r.Met = r.Violations <= s.allowed(n)
+	v, need := stats.SLAVerdict(n, r.Violations, s.Percentile, stats.SLAConfidence)
+	r.Verdict, r.Confidence, r.RequestsNeeded = string(v), stats.SLAConfidence, need
 	rank := max(int(math.Ceil(s.Percentile/100*float64(n))), 1)
 	if rank <= len(latencies) {
 		sorted := slices.Clone(latencies)
@@ -92,28 +95,65 @@ const (
 	searchTolerance = 0.05
 	// searchMaxSteps caps the ramp: up or down by at most 2^searchMaxSteps.
 	searchMaxSteps = 12
-	// DefaultMaxTrials caps the trials of one search.
-	DefaultMaxTrials = 12
-	// minTrialRequests is the fewest requests a trial aims for (a p99 needs
-	// about a hundred to mean much); a trial still lasts at most four times
-	// the trial duration.
-	minTrialRequests = 50
+	// DefaultMaxTrials caps the trials of one search (a failing rate takes
+	// two).
+	DefaultMaxTrials = 20
+	// trialAllowance is how many requests over the threshold a trial sized
+	// by trialSize may see and still prove the SLA: one, so a single stray
+	// slow request does not fail a rate the machine sustains.
+	trialAllowance = 1
 )
 
 // searchMethod documents the search in the report.
-const searchMethod = "exponential ramp then bisection: start at the given --qps (or half the rate one worker " +
-	"sustains by the warm-up median times the workers); double the rate after each passing trial until one fails " +
-	"(halve it after each failing one until one passes); then bisect between the highest passing and the lowest " +
-	"failing rate until they are within 5%; each trial is a bounded open-loop run (Poisson arrivals, latency from " +
-	"the scheduled arrival), stopped early once its violations exceed what the SLA allows; the peak is the highest " +
-	"passing rate"
+const searchMethod = "exponential ramp then bisection: start at the given --qps (or half the rate the workers " +
+	"sustain by the warm-up median); double the rate after each passing trial until one fails (halve it after each " +
+	"failing one until one passes); then bisect between the highest passing and the lowest failing rate until they " +
+	"are within 5%. Each trial is an open-loop run (Poisson arrivals, latency from the scheduled arrival) of as many " +
+	"requests as its percentile needs for a verdict at 99% confidence with one request over the threshold (LoadGen's " +
+	"early-stopping count: 662 for p99, 130 for p95), or --trial-duration's worth when more; it passes when that " +
+	"verdict is met and stops early once it cannot be. A rate fails only when two trials at it fail: a failing trial " +
+	"is repeated once (new arrival seed) before the search moves below it; no rate is tried whose trial would last " +
+	"more than 10 minutes; the peak is confirmed by a second passing trial, and a failure at or below a passing " +
+	"rate disowns that pass. The peak lies between the highest passing and the lowest failing rate"
+
+// maxTrialTime bounds one trial of the search: LoadGen's shortest run.
+// A rate whose sized trial would last longer is not tried.
+const maxTrialTime = 10 * time.Minute
+
+// searchFloor is the lowest rate whose sized trial fits in maxTrialTime.
+func searchFloor(sla SLA) float64 {
+	return float64(trialSize(sla, 0, 0)) / maxTrialTime.Seconds()
+}
+
+// trialSize is how many requests a trial at rate qps gets: enough for
+// the early-stopping verdict at SLAConfidence with trialAllowance
+// violations, or trialDuration's worth when that is more.
+func trialSize(sla SLA, qps float64, trialDuration time.Duration) int {
+	n := stats.QueriesNeeded(trialAllowance, sla.Percentile, stats.SLAConfidence)
+	return max(n, int(math.Round(qps*trialDuration.Seconds())), 1)
+}
+
+// verdictAllowed is the most violations among n requests that still prove
+// the SLA met at SLAConfidence; -1 when none can.
+func verdictAllowed(sla SLA, n int) int {
+	k := -1
+	for v := 0; v <= n; v++ {
+		if vv, _ := stats.SLAVerdict(n, v, sla.Percentile, stats.SLAConfidence); vv != stats.Met {
+			break
+		}
+		k = v
+	}
+	return k
+}
 
 // trialFunc runs one SLA trial at a target rate.
 type trialFunc func(ctx context.Context, qps float64) (report.Trial, error)
 
 // searchPeak finds the highest rate whose trial meets the SLA, starting at
 // start, with at most maxTrials trials (see searchMethod).
-func searchPeak(ctx context.Context, start float64, maxTrials int, trial trialFunc) (*report.SLASearch, error) {
+//
+// floor is the lowest rate worth a trial (see searchFloor); 0 for none.
+func searchPeak(ctx context.Context, start, floor float64, maxTrials int, trial trialFunc) (*report.SLASearch, error) {
 	if !(start > 0) {
 		return nil, fmt.Errorf("SLA search: start rate %v is not positive", start)
 	}
@@ -122,17 +162,42 @@ func searchPeak(ctx context.Context, start float64, maxTrials int, trial trialFu
 	}
 	res := &report.SLASearch{Method: searchMethod}
 	lo, hi := 0.0, math.Inf(1) // highest passing, lowest failing
+	var passed []float64       // rates that passed and no failure at or below has disowned
+	confirmed := map[float64]bool{}
 	r := start
 	for len(res.Trials) < maxTrials {
 		t, err := trial(ctx, r)
 		if err != nil {
 			return res, err
 		}
+		t.Repeat = r == lo // confirming the peak
 		res.Trials = append(res.Trials, t)
+		if !t.SLA.Met && len(res.Trials) < maxTrials {
+			// Noise fails single trials: repeat once before moving down.
+			rt, err := trial(ctx, r)
+			if err != nil {
+				return res, err
+			}
+			rt.Repeat = true
+			res.Trials = append(res.Trials, rt)
+			t = rt
+		}
 		if t.SLA.Met {
+			if r == lo {
+				confirmed[r] = true
+			}
 			lo = max(lo, r)
+			passed = append(passed, r)
 		} else {
+			// A rate fails: no rate at or above it passes (a pass there
+			// was luck, such as a trial too short for the queue to build
+			// at full load).
 			hi = min(hi, r)
+			passed = slices.DeleteFunc(passed, func(p float64) bool { return p >= r })
+			lo = 0
+			for _, p := range passed {
+				lo = max(lo, p)
+			}
 		}
 		switch {
 		case math.IsInf(hi, 1): // still ramping up
@@ -146,10 +211,20 @@ func searchPeak(ctx context.Context, start float64, maxTrials int, trial trialFu
 				res.Note = fmt.Sprintf("no trial down to %.4g requests/s met the SLA: a single request takes longer than it allows", r)
 				return finish(res, lo, hi), nil
 			}
+			if r/2 < floor {
+				res.Note = fmt.Sprintf("no trial down to %.4g requests/s met the SLA, and a trial at half that rate would last longer than %s "+
+					"to hold the requests its verdict needs: at this latency spread (or machine load) the SLA cannot be met", r, maxTrialTime)
+				return finish(res, lo, hi), nil
+			}
 			r /= 2
 		default:
 			if hi <= lo*(1+searchTolerance) {
-				return finish(res, lo, hi), nil
+				if confirmed[lo] {
+					return finish(res, lo, hi), nil
+				}
+				// Confirm the peak with a second trial before reporting it.
+				r = lo
+				continue
 			}
 			r = (lo + hi) / 2
 		}
@@ -165,15 +240,4 @@ func finish(res *report.SLASearch, lo, hi float64) *report.SLASearch {
 		res.UpperQPS = hi
 	}
 	return res
-}
-
-// trialRequests is how many arrivals a trial at rate qps gets: qps ×
-// trialDuration, raised to minTrialRequests, but never more than four
-// trial durations' worth (and at least one).
-func trialRequests(qps float64, trialDuration time.Duration) int {
-	n := int(math.Round(qps * trialDuration.Seconds()))
-	if n < minTrialRequests {
-		n = min(minTrialRequests, int(math.Ceil(qps*4*trialDuration.Seconds())))
-	}
-	return max(n, 1)
 }

@@ -134,7 +134,7 @@ func TestSearchPeakConverges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls []float64
-			res, err := searchPeak(context.Background(), tt.start, DefaultMaxTrials, scriptedCapacity(tt.capacity, &calls))
+			res, err := searchPeak(context.Background(), tt.start, 0, DefaultMaxTrials, scriptedCapacity(tt.capacity, &calls))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,27 +156,27 @@ func TestSearchPeakConverges(t *testing.T) {
 
 func TestSearchPeakLimits(t *testing.T) {
 	var calls []float64
-	res, _ := searchPeak(context.Background(), 10, 3, scriptedCapacity(1000, &calls))
+	res, _ := searchPeak(context.Background(), 10, 0, 3, scriptedCapacity(1000, &calls))
 	if len(calls) != 3 || res.PeakQPS != 40 || !strings.Contains(res.Note, "stopped after 3 trials") {
 		t.Errorf("capped search: trials %v, peak %v, note %q", calls, res.PeakQPS, res.Note)
 	}
 	calls = nil
-	res, _ = searchPeak(context.Background(), 10, 100, scriptedCapacity(math.Inf(1), &calls))
+	res, _ = searchPeak(context.Background(), 10, 0, 100, scriptedCapacity(math.Inf(1), &calls))
 	if !res.Found || !strings.Contains(res.Note, "every trial") || res.UpperQPS != 0 {
 		t.Errorf("unbounded capacity: peak %v, note %q, upper %v", res.PeakQPS, res.Note, res.UpperQPS)
 	}
 	calls = nil
-	res, _ = searchPeak(context.Background(), 10, 100, scriptedCapacity(0, &calls))
+	res, _ = searchPeak(context.Background(), 10, 0, 100, scriptedCapacity(0, &calls))
 	if res.Found || res.PeakQPS != 0 || !strings.Contains(res.Note, "no trial") {
 		t.Errorf("SLA never met: found %t, peak %v, note %q", res.Found, res.PeakQPS, res.Note)
 	}
 	boom := errors.New("boom")
-	if _, err := searchPeak(context.Background(), 1, 5, func(context.Context, float64) (report.Trial, error) {
+	if _, err := searchPeak(context.Background(), 1, 0, 5, func(context.Context, float64) (report.Trial, error) {
 		return report.Trial{}, boom
 	}); !errors.Is(err, boom) {
 		t.Errorf("trial error lost: %v", err)
 	}
-	if _, err := searchPeak(context.Background(), 0, 5, scriptedCapacity(1, &calls)); err == nil {
+	if _, err := searchPeak(context.Background(), 0, 0, 5, scriptedCapacity(1, &calls)); err == nil {
 		t.Error("a zero start rate was accepted")
 	}
 }
@@ -192,19 +192,17 @@ func TestSearchPeakOnQueueingModel(t *testing.T) {
 		trialNo := 0
 		trial := func(ctx context.Context, qps float64) (report.Trial, error) {
 			trialNo++
-			n := trialRequests(qps, 4*time.Second)
+			n := trialSize(sla, qps, 0)
 			res, err := runPhase(ctx, phase{scenario: Server, workers: 1, requests: n, qps: qps, seed: uint64(trialNo),
-				threshold: sla.Threshold, budget: sla.allowed(n) + 1}, exec)
+				threshold: sla.Threshold, budget: verdictAllowed(sla, n)}, exec)
 			if err != nil {
 				return report.Trial{}, err
 			}
 			tr := report.Trial{TargetQPS: qps, SLA: sla.check(res.latencies(), res.errors()), Aborted: res.aborted}
-			if res.aborted {
-				tr.SLA.Met = false
-			}
+			tr.SLA.Met = tr.SLA.Verdict == "met" && !res.aborted
 			return tr, nil
 		}
-		res, err := searchPeak(context.Background(), 50, DefaultMaxTrials, trial)
+		res, err := searchPeak(context.Background(), 50, 0, DefaultMaxTrials, trial)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,21 +218,118 @@ func TestSearchPeakOnQueueingModel(t *testing.T) {
 	})
 }
 
-func TestTrialRequests(t *testing.T) {
-	tests := []struct {
+// TestTrialSize: a trial holds the requests its percentile needs for an
+// early-stopping verdict with one request over the threshold (662 for p99
+// at 99%, LoadGen's method), and no fewer at low rates: a 2s trial at 1
+// request/s used to hold 2 requests, and one slow request failed it.
+func TestTrialSize(t *testing.T) {
+	p99 := SLA{Threshold: time.Millisecond, Percentile: 99}
+	p95 := SLA{Threshold: time.Millisecond, Percentile: 95}
+	for _, tt := range []struct {
+		sla  SLA
 		qps  float64
 		d    time.Duration
 		want int
 	}{
-		{100, 2 * time.Second, 200},
-		{10, 2 * time.Second, 50}, // raised to the minimum
-		{2, 2 * time.Second, 16},  // capped at four trial durations
-		{0.1, 2 * time.Second, 1}, // at least one
-		{1000, time.Second, 1000},
-	}
-	for _, tt := range tests {
-		if got := trialRequests(tt.qps, tt.d); got != tt.want {
-			t.Errorf("trialRequests(%v, %v) = %d, want %d", tt.qps, tt.d, got, tt.want)
+		{p99, 1, 2 * time.Second, 662},
+		{p99, 9, 2 * time.Second, 662},
+		{p99, 1000, 2 * time.Second, 2000}, // the trial duration's worth is more
+		{p95, 10, 2 * time.Second, 130},
+	} {
+		if got := trialSize(tt.sla, tt.qps, tt.d); got != tt.want {
+			t.Errorf("trialSize(p%v, %v/s, %v) = %d, want %d", tt.sla.Percentile, tt.qps, tt.d, got, tt.want)
 		}
+	}
+	if a := verdictAllowed(p99, 662); a != trialAllowance {
+		t.Errorf("662 requests allow %d over the threshold for a p99 verdict, want %d", a, trialAllowance)
+	}
+	if a := verdictAllowed(p99, 459); a != 0 {
+		t.Errorf("459 requests allow %d over, want 0 (LoadGen)", a)
+	}
+	if a := verdictAllowed(p99, 458); a != -1 {
+		t.Errorf("458 requests allow %d over, want none to prove p99", a)
+	}
+}
+
+// TestSearchPeakStopsAtTheFloor: below the rate whose sized trial would
+// outlast maxTrialTime the search stops and says why, instead of running
+// a trial of hours.
+func TestSearchPeakStopsAtTheFloor(t *testing.T) {
+	sla := SLA{Threshold: time.Millisecond, Percentile: 99}
+	floor := searchFloor(sla)
+	if want := 662.0 / 600; floor != want {
+		t.Fatalf("floor %v, want %v (662 requests in 10 minutes)", floor, want)
+	}
+	var calls []float64
+	res, err := searchPeak(context.Background(), 32, floor, DefaultMaxTrials, scriptedCapacity(0, &calls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range calls {
+		if r < floor {
+			t.Errorf("tried %v requests/s, below the floor %v", r, floor)
+		}
+	}
+	if res.Found || !strings.Contains(res.Note, "would last longer than 10m0s") || calls[len(calls)-1] != 2 {
+		t.Errorf("trials %v, note %q", calls, res.Note)
+	}
+}
+
+// TestSearchPeakConfirmsThePeak: a rate at full load passes once by luck
+// (the queue had no time to build) and fails on every later trial; the
+// search must not report it.
+func TestSearchPeakConfirmsThePeak(t *testing.T) {
+	const capacity = 100.0
+	var calls []float64
+	lucky := map[float64]bool{}
+	trial := func(ctx context.Context, qps float64) (report.Trial, error) {
+		calls = append(calls, qps)
+		met := qps <= capacity
+		if qps > capacity && qps <= 1.1*capacity && !lucky[qps] {
+			lucky[qps], met = true, true
+		}
+		return report.Trial{TargetQPS: qps, SLA: report.SLAResult{Met: met}}, nil
+	}
+	res, err := searchPeak(context.Background(), 13, 0, 40, trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || res.PeakQPS > capacity || res.PeakQPS < capacity/(1+searchTolerance) {
+		t.Errorf("peak %v, want within 5%% below %v; trials %v, note %q", res.PeakQPS, capacity, calls, res.Note)
+	}
+	if last := res.Trials[len(res.Trials)-1]; last.TargetQPS != res.PeakQPS || !last.Repeat || !last.SLA.Met {
+		t.Errorf("the peak %v was not confirmed by a last passing trial: %v", res.PeakQPS, calls)
+	}
+}
+
+// TestSearchPeakRepeatsBeforeMovingDown: one stray failing trial below
+// capacity (noise) must not pull the peak down: the rate is tried again.
+func TestSearchPeakRepeatsBeforeMovingDown(t *testing.T) {
+	const capacity = 137.3
+	var calls []float64
+	strayDone := false
+	trial := func(ctx context.Context, qps float64) (report.Trial, error) {
+		calls = append(calls, qps)
+		met := qps <= capacity
+		if qps == 80 && !strayDone { // a slow request while at 80/s
+			strayDone, met = true, false
+		}
+		return report.Trial{TargetQPS: qps, SLA: report.SLAResult{Met: met}}, nil
+	}
+	res, err := searchPeak(context.Background(), 10, 0, DefaultMaxTrials, trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || res.PeakQPS > capacity || res.PeakQPS < capacity/(1+searchTolerance) {
+		t.Errorf("peak %v, want within 5%% below %v; trials %v", res.PeakQPS, capacity, calls)
+	}
+	repeats := 0
+	for _, tr := range res.Trials {
+		if tr.Repeat {
+			repeats++
+		}
+	}
+	if res.Trials[4].TargetQPS != 80 || !res.Trials[4].Repeat || !res.Trials[4].SLA.Met || repeats < 2 {
+		t.Errorf("trials %v: want the failing trial at 80/s repeated (and passing), and each failing rate repeated", calls)
 	}
 }

@@ -74,7 +74,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 func kpis(r *Report) []kpi {
 	out := []kpi{
 		{"p50 latency", dur(r.Latency.P50)},
-		{"p99 latency", dur(r.Latency.P99)},
+		{"p99 latency", pdur(r.Latency.Summary, 99, r.Latency.P99)},
 		{"throughput", fmt.Sprintf("%.1f items/s", r.Throughput.ItemsPerS)},
 		{"session creation", dur(r.Session.CreationS)},
 	}

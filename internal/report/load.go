@@ -116,6 +116,16 @@ type SLAResult struct {
 	Compliance float64 `json:"compliance"` // 1 - Violations/Requests
 	// Met: at most n - ⌈P·n/100⌉ violations, i.e. ObservedS <= ThresholdS.
 	Met bool `json:"met"`
+	// Verdict is the early-stopping verdict at Confidence (see
+	// stats.EarlyStoppingMethod): "met", "missed" or "insufficient
+	// requests". Absent in reports written before it existed.
+	Verdict    string  `json:"verdict,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
+	// RequestsNeeded is, when the verdict is undecided and the observed
+	// violations are below the allowed share, the fewest requests that
+	// would prove the SLA met with as many violations (LoadGen's early
+	// stopping count; 459 for p99 at 99% with none).
+	RequestsNeeded int `json:"requests_needed,omitempty"`
 }
 
 // SLASearch is the search for the highest server-scenario rate whose
@@ -144,7 +154,10 @@ type Trial struct {
 	SLA         SLAResult `json:"sla"`
 	// Aborted: the trial stopped early because its violations already
 	// exceeded what the SLA allows.
-	Aborted  bool      `json:"aborted,omitempty"`
+	Aborted bool `json:"aborted,omitempty"`
+	// Repeat: this trial repeated a failing one at the same rate; the
+	// rate's verdict is this trial's.
+	Repeat   bool      `json:"repeat,omitempty"`
 	Hardware *Hardware `json:"hardware,omitempty"`
 }
 

@@ -89,7 +89,7 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 		if s.Found {
 			p.f("Peak rate meeting the SLA: %.4g requests/s", s.PeakQPS)
 			if s.UpperQPS > 0 {
-				p.f(" (%.4g failed)", s.UpperQPS)
+				p.f(", between %.4g (passed) and %.4g (failed)", s.PeakQPS, s.UpperQPS)
 			}
 			p.f(", %d trials\n", len(s.Trials))
 		} else {
@@ -108,6 +108,9 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 			}
 			if t.Aborted {
 				verdict += " (stopped early)"
+			}
+			if t.Repeat {
+				verdict += ", repeat"
 			}
 			obs := "failed"
 			if t.SLA.ObservedS != nil {
@@ -132,8 +135,29 @@ func slaText(s *SLAResult) string {
 	if s.ObservedS != nil {
 		obs = dur(*s.ObservedS)
 	}
-	return fmt.Sprintf("p%g ≤ %s: %s (p%g %s; %d of %d requests over, compliance %.2f%%)",
+	out := fmt.Sprintf("p%g ≤ %s: %s (p%g %s; %d of %d requests over, compliance %.2f%%)",
 		s.Percentile, dur(s.ThresholdS), verdict, s.Percentile, obs, s.Violations, s.Requests, 100*s.Compliance)
+	if v := earlyStoppingText(s); v != "" {
+		out += "\n            " + v
+	}
+	return out
+}
+
+// earlyStoppingText states the early-stopping verdict and whether the run
+// had enough requests for it; "" for reports without one.
+func earlyStoppingText(s *SLAResult) string {
+	conf := fmt.Sprintf("%g%%", 100*s.Confidence)
+	switch s.Verdict {
+	case "":
+		return ""
+	case "met", "missed":
+		return fmt.Sprintf("at %s confidence (LoadGen early stopping): %s, with enough requests", conf, s.Verdict)
+	}
+	if s.RequestsNeeded > 0 {
+		return fmt.Sprintf("at %s confidence (LoadGen early stopping): undecided, not enough requests: %d needed with %d over",
+			conf, s.RequestsNeeded, s.Violations)
+	}
+	return fmt.Sprintf("at %s confidence (LoadGen early stopping): undecided, not enough requests; the share over the threshold is at the limit", conf)
 }
 
 func writeJitter(p *printer, j *Jitter) {

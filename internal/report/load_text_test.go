@@ -32,7 +32,8 @@ func loadReport() *Report {
 			TargetQPS: 24.5, AchievedQPS: 24.1, ItemsPerS: 24.1, Requests: 100, Completed: 99, Errors: 1, WallS: 4.1,
 			QueueWait:     &stats.Summary{P50: 0.002, P99: 0.030, Max: 0.041},
 			MaxQueueDepth: 3,
-			SLA:           &SLAResult{ThresholdS: 0.05, Percentile: 99, ObservedS: f64(0.046), Requests: 100, Violations: 1, Compliance: 0.99, Met: true},
+			SLA: &SLAResult{ThresholdS: 0.05, Percentile: 99, ObservedS: f64(0.046), Requests: 100, Violations: 1, Compliance: 0.99, Met: true,
+				Verdict: "insufficient requests", Confidence: 0.99},
 			Search: &SLASearch{
 				Method: "ramp then bisection", PeakQPS: 24.5, Found: true, UpperQPS: 25.6,
 				Trials: []Trial{

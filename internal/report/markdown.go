@@ -25,7 +25,13 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p.f("## Latency\n\n")
 	l := r.Latency
 	p.f("| runs | min | mean | std | p50 | p90 | p95 | p99 | p99.9 | max |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	p.f("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n\n", l.Count, dur(l.Min), dur(l.Mean), dur(l.Std), dur(l.P50), dur(l.P90), dur(l.P95), dur(l.P99), dur(l.P999), dur(l.Max))
+	p.f("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n\n", l.Count, dur(l.Min), dur(l.Mean), dur(l.Std), pdur(l.Summary, 50, l.P50), pdur(l.Summary, 90, l.P90),
+		pdur(l.Summary, 95, l.P95), pdur(l.Summary, 99, l.P99), pdur(l.Summary, 99.9, l.P999), dur(l.Max))
+	for _, iv := range l.Intervals {
+		if !iv.Sufficient {
+			p.f("p%g: insufficient runs (— above): bounding it at %.0f%% confidence needs %d runs.\n\n", iv.Percentile, 100*iv.Confidence, iv.MinSamples)
+		}
+	}
 	if l.Errors > 0 {
 		p.f("%d runs failed.\n\n", l.Errors)
 	}

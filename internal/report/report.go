@@ -101,6 +101,47 @@ type Config struct {
 	Batch          int64   `json:"batch"`
 	ProfileRuns    int     `json:"profile_runs"`
 	Seed           uint64  `json:"seed"`
+	// AutoRuns, with --runs auto, records the stopping rule and why the
+	// measured phase stopped.
+	AutoRuns *AutoRuns `json:"auto_runs,omitempty"`
+	// Session holds the ONNX Runtime session options the runs used.
+	Session *SessionOptions `json:"session,omitempty"`
+}
+
+// SessionOptions are the ONNX Runtime session options of the measured
+// sessions (bench's --opt-level, --execution-mode, --save-optimized,
+// --session-config, --provider and --provider-option).
+type SessionOptions struct {
+	// OptLevel: disable, basic, extended or all (ONNX Runtime's default).
+	OptLevel string `json:"opt_level"`
+	// ExecutionMode: sequential (the default) or parallel.
+	ExecutionMode string `json:"execution_mode"`
+	// SaveOptimized is where the optimized model was written.
+	SaveOptimized string `json:"save_optimized,omitempty"`
+	// Config holds the session configuration entries set.
+	Config map[string]string `json:"config,omitempty"`
+	// Providers asked for, in order (the CPU provider is always the
+	// fallback); absent: CPU only.
+	Providers       []string          `json:"providers,omitempty"`
+	ProviderOptions map[string]string `json:"provider_options,omitempty"`
+}
+
+// AutoRuns records an automatic run count (--runs auto): the measured phase
+// ran until the confidence interval of Percentile was at most TargetWidth
+// of its estimate, or LimitS passed, or MaxRuns requests ran.
+type AutoRuns struct {
+	Percentile  float64 `json:"percentile"`
+	TargetWidth float64 `json:"target_width"`
+	LimitS      float64 `json:"limit_s"`
+	MaxRuns     int     `json:"max_runs"`
+	Confidence  float64 `json:"confidence"`
+	// Runs is how many successful runs the rule saw at the end.
+	Runs int `json:"runs"`
+	// Width is the final interval width relative to the estimate; absent
+	// when the runs could not bound the percentile on both sides.
+	Width *float64 `json:"width,omitempty"`
+	// StoppedBy is "width" (the rule held), "time limit" or "max runs".
+	StoppedBy string `json:"stopped_by"`
 }
 
 // Session holds the cold-start numbers.

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ortel-dev/ortel/internal/stats"
 )
 
 // TopOperators is how many op types the text report lists.
@@ -31,6 +34,17 @@ func WriteText(w io.Writer, r *Report) error {
 		threads = fmt.Sprint(r.Config.IntraOpThreads)
 	}
 	p.f("  config    %d warm-up runs, intra-op threads %s\n", r.Config.Warmup, threads)
+	if so := r.Config.Session; so != nil {
+		p.f("  session   %s\n", sessionText(so))
+	}
+	if a := r.Config.AutoRuns; a != nil {
+		width := "unbounded"
+		if a.Width != nil {
+			width = fmt.Sprintf("%.1f%%", 100**a.Width)
+		}
+		p.f("  runs      auto: %d runs, stopped by the %s (p%g interval width %s, target %g%%, limit %s)\n",
+			a.Runs, a.StoppedBy, a.Percentile, width, 100*a.TargetWidth, dur(a.LimitS))
+	}
 	p.f("\n")
 
 	p.f("Cold start\n")
@@ -47,8 +61,10 @@ func WriteText(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "  min\tmean\tstd\tp50\tp90\tp95\tp99\tp99.9\tmax\t\n")
 	fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-		dur(l.Min), dur(l.Mean), dur(l.Std), dur(l.P50), dur(l.P90), dur(l.P95), dur(l.P99), dur(l.P999), dur(l.Max))
+		dur(l.Min), dur(l.Mean), dur(l.Std), pdur(l.Summary, 50, l.P50), pdur(l.Summary, 90, l.P90), pdur(l.Summary, 95, l.P95),
+		pdur(l.Summary, 99, l.P99), pdur(l.Summary, 99.9, l.P999), dur(l.Max))
 	tw.Flush()
+	writeIntervals(p, l.Summary)
 	p.f("\n")
 	p.f("Throughput\n")
 	p.f("  %.1f runs/s, %.1f items/s over %s\n", r.Throughput.RunsPerS, r.Throughput.ItemsPerS, dur(r.Throughput.WallS))
@@ -101,6 +117,63 @@ func WriteText(w io.Writer, r *Report) error {
 		p.f("note: %s\n", n)
 	}
 	return p.err
+}
+
+// sessionText describes the session options of a report in one line.
+func sessionText(so *SessionOptions) string {
+	parts := []string{"optimization level " + so.OptLevel, so.ExecutionMode + " execution"}
+	if len(so.Providers) > 0 {
+		parts = append(parts, "providers "+strings.Join(so.Providers, ", "))
+	}
+	keys := make([]string, 0, len(so.ProviderOptions))
+	for k := range so.ProviderOptions {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, "provider option "+k+"="+so.ProviderOptions[k])
+	}
+	keys = keys[:0]
+	for k := range so.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, k+"="+so.Config[k])
+	}
+	if so.SaveOptimized != "" {
+		parts = append(parts, "optimized model saved to "+so.SaveOptimized)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pdur formats percentile pct of s, or "—" when the samples cannot
+// support it (the intervals say why).
+func pdur(s stats.Summary, pct, v float64) string {
+	if !s.Supported(pct) {
+		return "—"
+	}
+	return dur(v)
+}
+
+// writeIntervals prints each percentile's confidence interval, or why the
+// runs cannot support it.
+func writeIntervals(p *printer, s stats.Summary) {
+	if len(s.Intervals) == 0 {
+		return
+	}
+	p.f("  %.0f%% confidence intervals (distribution-free, order statistics):\n", 100*s.Intervals[0].Confidence)
+	for _, iv := range s.Intervals {
+		name := "p" + strconv.FormatFloat(iv.Percentile, 'f', -1, 64)
+		switch {
+		case iv.Sufficient:
+			p.f("    %-6s %s  [%s, %s]  width %.1f%%\n", name, dur(iv.Estimate), dur(*iv.Lower), dur(*iv.Upper), 100*iv.RelWidth())
+		case iv.Lower != nil:
+			p.f("    %-6s insufficient runs: at least %s; bounding it needs %d runs\n", name, dur(*iv.Lower), iv.MinSamples)
+		default:
+			p.f("    %-6s insufficient runs: needs %d runs\n", name, iv.MinSamples)
+		}
+	}
 }
 
 type printer struct {

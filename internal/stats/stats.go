@@ -22,6 +22,33 @@ type Summary struct {
 	P999  float64 `json:"p99_9"`
 	Max   float64 `json:"max"`
 	Sum   float64 `json:"sum"`
+	// Intervals holds a DefaultConfidence interval for each of P50, P90,
+	// P95, P99 and P999, in that order (see IntervalMethod); an interval
+	// marked not sufficient means the samples cannot support that
+	// percentile.
+	Intervals []Interval `json:"intervals,omitempty"`
+}
+
+// Percentiles are the percentiles a Summary reports, in its order.
+var Percentiles = []float64{50, 90, 95, 99, 99.9}
+
+// Interval returns the summary's interval for percentile p (e.g. 99.9),
+// and false when it has none.
+func (s Summary) Interval(p float64) (Interval, bool) {
+	for _, iv := range s.Intervals {
+		if iv.Percentile == p {
+			return iv, true
+		}
+	}
+	return Interval{}, false
+}
+
+// Supported reports whether the samples support percentile p: true when
+// the summary has no interval for it (an old report), else the interval's
+// Sufficient.
+func (s Summary) Supported(p float64) bool {
+	iv, ok := s.Interval(p)
+	return !ok || iv.Sufficient
 }
 
 // Summarize returns the summary of xs. It does not modify xs. An empty xs
@@ -46,18 +73,24 @@ func Summarize(xs []float64) Summary {
 	if len(s) > 1 {
 		std = math.Sqrt(ss / float64(len(s)-1))
 	}
+	ivs := make([]Interval, len(Percentiles))
+	for i, p := range Percentiles {
+		ivs[i] = QuantileInterval(s, p/100, DefaultConfidence)
+		ivs[i].Percentile = p // exact, not 100*(p/100)
+	}
 	return Summary{
-		Count: len(s),
-		Min:   s[0],
-		Mean:  mean,
-		Std:   std,
-		P50:   QuantileSorted(s, 0.50),
-		P90:   QuantileSorted(s, 0.90),
-		P95:   QuantileSorted(s, 0.95),
-		P99:   QuantileSorted(s, 0.99),
-		P999:  QuantileSorted(s, 0.999),
-		Max:   s[len(s)-1],
-		Sum:   sum,
+		Intervals: ivs,
+		Count:     len(s),
+		Min:       s[0],
+		Mean:      mean,
+		Std:       std,
+		P50:       QuantileSorted(s, 0.50),
+		P90:       QuantileSorted(s, 0.90),
+		P95:       QuantileSorted(s, 0.95),
+		P99:       QuantileSorted(s, 0.99),
+		P999:      QuantileSorted(s, 0.999),
+		Max:       s[len(s)-1],
+		Sum:       sum,
 	}
 }
 

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -36,7 +37,7 @@ func TestSummarize(t *testing.T) {
 	if xs[0] != 5 {
 		t.Error("Summarize sorted its input in place")
 	}
-	if got := Summarize(nil); got != (Summary{}) {
+	if got := Summarize(nil); !reflect.DeepEqual(got, Summary{}) {
 		t.Errorf("Summarize(nil) = %+v, want zero", got)
 	}
 	one := Summarize([]float64{7})

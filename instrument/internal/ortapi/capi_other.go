@@ -14,3 +14,7 @@ func load() (string, error) {
 func enable(unsafe.Pointer, string) error { return ErrUnsupported }
 
 func disable(unsafe.Pointer) error { return ErrUnsupported }
+
+func providers() ([]string, error) {
+	return nil, fmt.Errorf("list execution providers: only on Linux, built with cgo")
+}

@@ -1,0 +1,52 @@
+package ortapi_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ortel-dev/ortel/instrument/internal/ortapi"
+	"github.com/ortel-dev/ortel/internal/testenv"
+)
+
+// TestProvidersIndexMatchesBindingHeader counts the OrtApi members before
+// GetAvailableProviders in the binding's header: a miscount would call
+// another function.
+func TestProvidersIndexMatchesBindingHeader(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/yalue/onnxruntime_go").Output()
+	if err != nil {
+		t.Skipf("cannot locate the binding's module folder: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "onnxruntime_c_api.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(b)
+	for _, c := range []struct {
+		name string
+		want int
+	}{{"GetAvailableProviders", ortapi.IdxGetAvailableProviders}, {"ReleaseAvailableProviders", ortapi.IdxReleaseAvailableProviders}} {
+		i := strings.Index(src, "ORT_API2_STATUS("+c.name+",")
+		if i < 0 {
+			t.Fatalf("no %s in the header", c.name)
+		}
+		// Members before it: count them in the struct up to its line.
+		if n := countOrtAPIEntries(t, src[:i]+"\n};"); n != c.want {
+			t.Errorf("%s is entry %d of OrtApi, package uses %d", c.name, n, c.want)
+		}
+	}
+}
+
+func TestAvailableProvidersListsCPU(t *testing.T) {
+	testenv.RequireORT(t)
+	got, err := ortapi.AvailableProviders()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got, "CPUExecutionProvider") {
+		t.Errorf("available providers %q lack CPUExecutionProvider", got)
+	}
+}
