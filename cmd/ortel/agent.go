@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -67,11 +66,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	fs.Var(&pidFlags, "pid", "")
 	fs.StringVar(&out, "out", "ortel-out/agent", "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
-	var exportTimeout time.Duration
-	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
-	var rotateMB, rotateKeep int
-	fs.IntVar(&rotateMB, "rotate-mb", 64, "")
-	fs.IntVar(&rotateKeep, "rotate-keep", 4, "")
+	var xf exportFlags
+	xf.register(fs)
 	fs.BoolVar(&quiet, "quiet", false, "")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -80,14 +76,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("agent takes no arguments, got %q", pos[0])
 	}
-	if err := checkExportTimeout(exportTimeout); err != nil {
+	if err := xf.validate(); err != nil {
 		return err
-	}
-	if rotateMB < 0 || rotateMB > 1<<20 {
-		return usagef("--rotate-mb must be between 0 and %d (got %d)", 1<<20, rotateMB)
-	}
-	if rotateKeep < 1 {
-		return usagef("--rotate-keep must be 1 or more (got %d)", rotateKeep)
 	}
 	if interval < 10*time.Millisecond {
 		return usagef("--interval must be 10ms or more (got %s)", interval)
@@ -98,13 +88,9 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	if err := uf.validate(); err != nil {
 		return err
 	}
-	var pids []int
-	for _, p := range pidFlags {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n <= 0 {
-			return usagef("--pid %q: want a process id, a whole number above 0", p)
-		}
-		pids = append(pids, n)
+	pids, err := parsePIDs(pidFlags)
+	if err != nil {
+		return err
 	}
 	for _, pid := range pids {
 		// Signal 0 checks that the process exists; EPERM says it does
@@ -115,8 +101,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	}
 	ui := uf.newUI()
 	tel, err := startTelemetry(ctx, e, "agent", telemetry.Config{
-		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout, MetricInterval: interval,
-		Rotation: telemetry.Rotation{MaxBytes: int64(rotateMB) << 20, Backups: rotateKeep},
+		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, ExportTimeout: xf.timeout, MetricInterval: interval,
+		Rotation: xf.rotation(),
 		Readers:  ui.readers(),
 	})
 	if err != nil {

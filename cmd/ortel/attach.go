@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -74,11 +73,8 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&out, "out", "ortel-out/attach", "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
 	fs.BoolVar(&quiet, "quiet", false, "")
-	var exportTimeout time.Duration
-	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
-	var rotateMB, rotateKeep int
-	fs.IntVar(&rotateMB, "rotate-mb", 64, "")
-	fs.IntVar(&rotateKeep, "rotate-keep", 4, "")
+	var xf exportFlags
+	xf.register(fs)
 	var uf uiFlags
 	uf.register(fs)
 	pos, err := parse(fs, args)
@@ -97,25 +93,15 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 	if duration < 0 {
 		return usagef("--duration must not be negative (got %s)", duration)
 	}
-	if err := checkExportTimeout(exportTimeout); err != nil {
+	if err := xf.validate(); err != nil {
 		return err
-	}
-	if rotateMB < 0 || rotateMB > 1<<20 {
-		return usagef("--rotate-mb must be between 0 and %d (got %d)", 1<<20, rotateMB)
-	}
-	if rotateKeep < 1 {
-		return usagef("--rotate-keep must be 1 or more (got %d)", rotateKeep)
 	}
 	if err := uf.validate(); err != nil {
 		return err
 	}
-	var pids []int
-	for _, p := range pidFlags {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n <= 0 {
-			return usagef("--pid %q: want a process id, a whole number above 0", p)
-		}
-		pids = append(pids, n)
+	pids, err := parsePIDs(pidFlags)
+	if err != nil {
+		return err
 	}
 
 	// Refusals come before any output file is created.
@@ -134,8 +120,8 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 	}
 	ui := uf.newUI()
 	tel, err := startTelemetry(ctx, e, "attach", telemetry.Config{
-		ServiceName: "ortel-attach", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout,
-		Rotation: telemetry.Rotation{MaxBytes: int64(rotateMB) << 20, Backups: rotateKeep},
+		ServiceName: "ortel-attach", OutputDir: out, Endpoint: endpoint, ExportTimeout: xf.timeout,
+		Rotation: xf.rotation(),
 		Readers:  ui.readers(),
 	})
 	if err != nil {

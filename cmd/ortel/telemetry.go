@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/telemetry"
@@ -57,4 +60,47 @@ func telemetryOutcome(e *env, command string, tel *telemetry.Telemetry, shutdown
 		fmt.Fprintf(e.stderr, "ortel %s: warning: %v\n", command, shutdownErr)
 	}
 	return nil
+}
+
+// exportFlags are a long-running command's telemetry output flags (agent,
+// attach): the export timeout and the rotation of its OTLP/JSON files.
+type exportFlags struct {
+	timeout              time.Duration
+	rotateMB, rotateKeep int
+}
+
+func (f *exportFlags) register(fs *flag.FlagSet) {
+	fs.DurationVar(&f.timeout, "export-timeout", 0, "")
+	fs.IntVar(&f.rotateMB, "rotate-mb", 64, "")
+	fs.IntVar(&f.rotateKeep, "rotate-keep", 4, "")
+}
+
+func (f *exportFlags) validate() error {
+	if err := checkExportTimeout(f.timeout); err != nil {
+		return err
+	}
+	if f.rotateMB < 0 || f.rotateMB > 1<<20 {
+		return usagef("--rotate-mb must be between 0 and %d (got %d)", 1<<20, f.rotateMB)
+	}
+	if f.rotateKeep < 1 {
+		return usagef("--rotate-keep must be 1 or more (got %d)", f.rotateKeep)
+	}
+	return nil
+}
+
+func (f *exportFlags) rotation() telemetry.Rotation {
+	return telemetry.Rotation{MaxBytes: int64(f.rotateMB) << 20, Backups: f.rotateKeep}
+}
+
+// parsePIDs reads --pid values: whole numbers above 0.
+func parsePIDs(values []string) ([]int, error) {
+	var pids []int
+	for _, p := range values {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 {
+			return nil, usagef("--pid %q: want a process id, a whole number above 0", p)
+		}
+		pids = append(pids, n)
+	}
+	return pids, nil
 }
