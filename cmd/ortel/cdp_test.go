@@ -15,24 +15,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
-// findChromium returns the headless browser, or skips (locally) / fails (CI).
-func findChromium(t *testing.T) string {
-	t.Helper()
-	for _, c := range []string{os.Getenv("ORTEL_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
-		if c == "" {
-			continue
-		}
-		if p, err := exec.LookPath(c); err == nil {
-			return p
-		}
-	}
-	const msg = "needs Chromium for the live view test: install it with scripts/install-chromium.sh (Debian package chromium), or set ORTEL_CHROMIUM"
-	if testenv.CI() {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
+func findChromium(t *testing.T) string { return testenv.Chromium(t) }
 
 // cdp drives headless Chromium over the DevTools protocol on a pipe
 // (--remote-debugging-pipe: JSON messages ended by a NUL byte, fd 3 in,

@@ -16,24 +16,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
-// chromium returns the headless browser, or skips (locally) / fails (CI).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, c := range []string{os.Getenv("ORTEL_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
-		if c == "" {
-			continue
-		}
-		if p, err := exec.LookPath(c); err == nil {
-			return p
-		}
-	}
-	const msg = "needs Chromium for the HTML report test: install it with scripts/install-chromium.sh (Debian package chromium), or set ORTEL_CHROMIUM"
-	if testenv.CI() {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
+func chromium(t *testing.T) string { return testenv.Chromium(t) }
 
 // dumpDOM loads the page in headless Chromium and returns the DOM after
 // its scripts ran, and what the browser logged.

@@ -58,3 +58,19 @@ func Tool(t testing.TB, name, install string) string {
 	}
 	return p
 }
+
+// Chromium returns the headless browser ($ORTEL_CHROMIUM, else Debian's
+// chromium), or skips (locally) / fails (CI) saying how to install it.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, c := range []string{os.Getenv("ORTEL_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if c == "" {
+			continue
+		}
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	missing(t, "needs Chromium: install it with scripts/install-chromium.sh (Debian package chromium), or set ORTEL_CHROMIUM")
+	return ""
+}
