@@ -92,21 +92,7 @@ func pairRuns(t testing.TB, in *tracetest.SpanRecorder, att *sinks, n int) (inSp
 // call that times it). This fails if the kernel's monotonic timestamps
 // are not converted to wall time, or runs are lost or doubled.
 func TestAttachGoInProcess(t *testing.T) {
-	requireEBPF(t)
-	testenv.RequireORT(t)
-	s := newSinks()
-	tr, err := Start(append(s.opts, WithPIDs(os.Getpid()))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	stop := runTracer(t, tr)
-	rec := tracetest.NewSpanRecorder()
-	v := newVAD(t, instrument.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))))
-	const n = 300
-	v.run(t, n)
-	stop()
-	inSpans, attSpans := pairRuns(t, rec, s, n)
+	inSpans, attSpans := attachedVADRuns(t, 300)
 	// The wall clock conversion is exact to well under a microsecond;
 	// slack covers the clocks being read a few nanoseconds apart.
 	const slack = 2 * time.Microsecond
@@ -126,5 +112,26 @@ func TestAttachGoInProcess(t *testing.T) {
 		ratios = append(ratios, float64(attSpans[i].EndTime().Sub(attSpans[i].StartTime()))/float64(inSpans[i].EndTime().Sub(inSpans[i].StartTime())))
 	}
 	slices.Sort(ratios)
-	t.Logf("attached/in-process run duration, median of %d runs: %.3f (figure, not asserted: see BenchmarkAttachedVsInProcess)", n, ratios[n/2])
+	t.Logf("attached/in-process run duration, median of %d runs: %.3f (figure, not asserted: see BenchmarkAttachedVsInProcess)", len(inSpans), ratios[len(ratios)/2])
+}
+
+// attachedVADRuns attaches to this process, runs Silero VAD n times through
+// instrument, and returns the in-process and the attached run spans, run
+// by run.
+func attachedVADRuns(t testing.TB, n int) (inSpans, attSpans []sdktrace.ReadOnlySpan) {
+	t.Helper()
+	requireEBPF(t)
+	testenv.RequireORT(t) // ONNX Runtime must be mapped before attach looks
+	s := newSinks()
+	tr, err := Start(append(s.opts, WithPIDs(os.Getpid()))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	stop := runTracer(t, tr)
+	rec := tracetest.NewSpanRecorder()
+	v := newVAD(t, instrument.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))))
+	v.run(t, n)
+	stop()
+	return pairRuns(t, rec, s, n)
 }

@@ -79,7 +79,11 @@ type harness struct {
 	start  time.Time
 }
 
-func TestEndToEnd(t *testing.T) {
+// newHarness returns a harness whose logs go to $ORTEL_E2E_OUT, else
+// out/NAME of the checkout (emptied first); its processes are stopped and
+// its logs reported when the test ends.
+func newHarness(t *testing.T, name string) *harness {
+	t.Helper()
 	root, err := stack.RepoRoot(".")
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +91,7 @@ func TestEndToEnd(t *testing.T) {
 	h := &harness{t: t, root: root, start: time.Now()}
 	h.logDir = os.Getenv("ORTEL_E2E_OUT")
 	if h.logDir == "" {
-		h.logDir = filepath.Join(root, "out", "e2e")
+		h.logDir = filepath.Join(root, "out", name)
 	}
 	if err := os.RemoveAll(h.logDir); err != nil {
 		t.Fatal(err)
@@ -99,6 +103,12 @@ func TestEndToEnd(t *testing.T) {
 	// are reported (flushed by then).
 	t.Cleanup(h.report)
 	t.Cleanup(h.teardown)
+	return h
+}
+
+func TestEndToEnd(t *testing.T) {
+	h := newHarness(t, "e2e")
+	root := h.root
 
 	exp := h.expectations()
 

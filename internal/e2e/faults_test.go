@@ -42,23 +42,9 @@ const (
 // the collector had accepted and not yet passed on, the collector's loss,
 // not ortel's: its sending queue is in memory.)
 func TestFaults(t *testing.T) {
-	root, err := stack.RepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{t: t, root: root, start: time.Now()}
-	h.logDir = os.Getenv("ORTEL_E2E_OUT")
-	if h.logDir == "" {
-		h.logDir = filepath.Join(root, "out", "faults")
-	}
-	if err := os.RemoveAll(h.logDir); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(h.logDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.report)
-	t.Cleanup(h.teardown)
+	h := newHarness(t, "faults")
+	root := h.root
+	var err error // set inside the steps below
 
 	ortel := filepath.Join(root, "bin", "ortel")
 	if _, err := os.Stat(ortel); err != nil {
