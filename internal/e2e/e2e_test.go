@@ -77,6 +77,9 @@ type harness struct {
 	procs  []*Process
 	steps  []string
 	start  time.Time
+	// failures holds each failed step's error, repeated at the end of
+	// the output.
+	failures []string
 }
 
 // newHarness returns a harness whose logs go to $ORTEL_E2E_OUT, else
@@ -358,7 +361,9 @@ func (h *harness) run(name string, limit time.Duration, fn func(context.Context)
 	}
 	h.steps = append(h.steps, fmt.Sprintf("%-50s %8.1fs  %s", name, time.Since(start).Seconds(), status))
 	if err != nil {
-		return fmt.Errorf("step %q failed after %.1fs (limit %s): %w", name, time.Since(start).Seconds(), limit, err)
+		err = fmt.Errorf("step %q failed after %.1fs (limit %s): %w", name, time.Since(start).Seconds(), limit, err)
+		h.failures = append(h.failures, err.Error())
+		return err
 	}
 	return nil
 }
@@ -509,6 +514,10 @@ func (h *harness) report() {
 		p := filepath.Join(h.logDir, e.Name())
 		h.t.Logf("---- %s (last 40 lines) ----\n%s", p, Tail(p, 40))
 	}
+	// Last, so that a log holding only the end of the output still says
+	// what failed.
+	h.t.Logf("steps:\n%s", summary)
+	h.t.Logf("what failed:\n%s", strings.Join(h.failures, "\n"))
 	h.t.Logf("logs kept in %s", h.logDir)
 }
 
@@ -710,22 +719,22 @@ func checkSpans(ctx context.Context, tap, jaeger *otlptest.Receiver, exp expecta
 			return nil, fmt.Errorf("%s: %d run spans arrived, want %d: %w", r.name, runs(BenchSpans(r.rcv.Spans())), exp.total(), err)
 		}
 	}
-	spans := BenchSpans(tap.Spans())
-	if n := runs(spans); n != exp.total() {
-		return nil, fmt.Errorf("%d run spans arrived, want %d", n, exp.total())
+	// The run spans can arrive before the operator spans of the same
+	// export (the collector batches and splits them as it likes), so the
+	// tree is judged once it holds together, or by its last state when
+	// the time is up.
+	var spans []otlptest.Span
+	var treeErr error
+	judge := func(all []otlptest.Span) bool {
+		spans = BenchSpans(all)
+		treeErr = spanTreeError(spans, exp, runs)
+		return treeErr == nil
 	}
-	tree, errs := CheckSpanTree(spans, 0, 20)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("span tree:\n%v", errors.Join(errs...))
-	}
-	if tree.ProfiledRuns != exp.profiledRuns {
-		return nil, fmt.Errorf("%d profiled run spans, want %d", tree.ProfiledRuns, exp.profiledRuns)
-	}
-	if tree.Operators == 0 {
-		return nil, errors.New("no operator spans arrived")
-	}
-	if tree.Operators%exp.profiledRuns != 0 {
-		return nil, fmt.Errorf("%d operator spans over %d profiled runs: every profiled run should have the same operators", tree.Operators, exp.profiledRuns)
+	if err := tap.WaitSpans(ctx, judge); err != nil {
+		judge(tap.Spans())
+		if treeErr != nil {
+			return nil, treeErr
+		}
 	}
 	if len(BenchSpans(jaeger.Spans())) != len(spans) {
 		// Not an error on its own (batches may still be in flight), but the
@@ -735,6 +744,27 @@ func checkSpans(ctx context.Context, tap, jaeger *otlptest.Receiver, exp expecta
 		}
 	}
 	return spans, nil
+}
+
+// spanTreeError says what is wrong with the bench's spans, or nil.
+func spanTreeError(spans []otlptest.Span, exp expectations, runs func([]otlptest.Span) int) error {
+	if n := runs(spans); n != exp.total() {
+		return fmt.Errorf("%d run spans arrived, want %d", n, exp.total())
+	}
+	tree, errs := CheckSpanTree(spans, 0, 20)
+	if len(errs) > 0 {
+		return fmt.Errorf("span tree:\n%v", errors.Join(errs...))
+	}
+	if tree.ProfiledRuns != exp.profiledRuns {
+		return fmt.Errorf("%d profiled run spans, want %d", tree.ProfiledRuns, exp.profiledRuns)
+	}
+	if tree.Operators == 0 {
+		return errors.New("no operator spans arrived")
+	}
+	if tree.Operators%exp.profiledRuns != 0 {
+		return fmt.Errorf("%d operator spans over %d profiled runs: every profiled run should have the same operators", tree.Operators, exp.profiledRuns)
+	}
+	return nil
 }
 
 // checkOperators: the node-duration histogram has op-type series, and its
