@@ -41,7 +41,7 @@ func (pl *Placement) summaryLine() string {
 func (fb *Fallback) opList(limit int) string {
 	parts := make([]string, 0, len(fb.ByOpType))
 	for i, o := range fb.ByOpType {
-		if i == limit {
+		if limit > 0 && i == limit {
 			parts = append(parts, fmt.Sprintf("… %d more", len(fb.ByOpType)-limit))
 			break
 		}
@@ -73,10 +73,10 @@ func writePlacementText(p *printer, pl *Placement) {
 		if fb.Nodes == 0 {
 			p.f("  CPU fallback: none")
 		} else {
-			p.f("  CPU fallback: %d nodes, %s (%.1f%% of operator time): %s", fb.Nodes, dur(fb.TimeS), 100*fb.Share, fb.opList(8))
+			p.f("  CPU fallback: %s, %s (%.1f%% of operator time): %s", plural(fb.Nodes, "node"), dur(fb.TimeS), 100*fb.Share, fb.opList(8))
 		}
 		if fb.ShapeNodes > 0 {
-			p.f("; %d shape nodes on the CPU by design, not counted", fb.ShapeNodes)
+			p.f("; %s on the CPU by design, not counted", plural(fb.ShapeNodes, "shape node"))
 		}
 		p.f("\n")
 	}
@@ -85,7 +85,7 @@ func writePlacementText(p *printer, pl *Placement) {
 		p.f("  memory copies: none\n\n")
 		return
 	}
-	p.f("  memory copies: %d nodes, %s, %s (%.1f%% of operator time)", c.Nodes, bytesHuman(c.Bytes), dur(c.TimeS), 100*c.Share)
+	p.f("  memory copies: %s, %s, %s (%.1f%% of operator time)", plural(c.Nodes, "node"), bytesHuman(c.Bytes), dur(c.TimeS), 100*c.Share)
 	if c.UnknownBytesNodes > 0 {
 		p.f("; size unknown for %d", c.UnknownBytesNodes)
 	}
@@ -131,10 +131,10 @@ func writePlacementMarkdown(p *printer, pl *Placement) {
 		if fb.Nodes == 0 {
 			p.f("CPU fallback: none.")
 		} else {
-			p.f("CPU fallback: %d nodes, %s (%.1f%% of operator time): %s.", fb.Nodes, dur(fb.TimeS), 100*fb.Share, mdEsc(fb.opList(0)))
+			p.f("CPU fallback: %s, %s (%.1f%% of operator time): %s.", plural(fb.Nodes, "node"), dur(fb.TimeS), 100*fb.Share, mdEsc(fb.opList(0)))
 		}
 		if fb.ShapeNodes > 0 {
-			p.f(" %d shape nodes run on the CPU by design and are not counted.", fb.ShapeNodes)
+			p.f(" Shape arithmetic on the CPU by design, not counted: %s.", plural(fb.ShapeNodes, "node"))
 		}
 		p.f("\n\n")
 	}
@@ -143,7 +143,7 @@ func writePlacementMarkdown(p *printer, pl *Placement) {
 		p.f("Memory copies: none.\n\n")
 		return
 	}
-	p.f("Memory copies: %d nodes, %s, %s (%.1f%% of operator time).\n\n", c.Nodes, bytesHuman(c.Bytes), dur(c.TimeS), 100*c.Share)
+	p.f("Memory copies: %s, %s, %s (%.1f%% of operator time).\n\n", plural(c.Nodes, "node"), bytesHuman(c.Bytes), dur(c.TimeS), 100*c.Share)
 	p.f("| copy | direction | provider | nodes | bytes | time | share | rate |\n|---|---|---|---:|---:|---:|---:|---:|\n")
 	for _, k := range c.ByKind {
 		p.f("| %s | %s | %s | %d | %s | %s | %.1f%% | %s |\n", mdEsc(k.OpType), direction(k.Direction), mdEsc(providerName(k.Provider)), k.Nodes,
