@@ -151,3 +151,26 @@ func writePlacementMarkdown(p *printer, pl *Placement) {
 	}
 	p.f("\n")
 }
+
+// summaryRows are the placement's scalars for the CSV summary table, as
+// name, value, unit.
+func (pl *Placement) summaryRows() [][]string {
+	var rows [][]string
+	add := func(name string, v float64, unit string) { rows = append(rows, []string{name, num(v), unit}) }
+	for _, r := range pl.ByProvider {
+		p := r.Provider
+		if p == "" {
+			p = "not_recorded"
+		}
+		add("nodes."+p, float64(r.Nodes), "{node}")
+		add("share."+p, r.Share, "1")
+	}
+	if fb := pl.Fallback; fb != nil {
+		add("fallback_nodes", float64(fb.Nodes), "{node}")
+		add("fallback_share", fb.Share, "1")
+	}
+	add("copy_nodes", float64(pl.Copies.Nodes), "{node}")
+	add("copy_bytes", float64(pl.Copies.Bytes), "By")
+	add("copy_share", pl.Copies.Share, "1")
+	return rows
+}

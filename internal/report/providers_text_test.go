@@ -50,6 +50,10 @@ func TestPlacementRendered(t *testing.T) {
 	if err := report.WriteHTML(&html, r); err != nil {
 		t.Fatal(err)
 	}
+	var csvOut bytes.Buffer
+	if err := report.WriteCSV(&csvOut, r, report.CSVSummary); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		format, got string
 		want        []string
@@ -66,6 +70,11 @@ func TestPlacementRendered(t *testing.T) {
 			"| CUDA | 4 | 7.99ms | 79.9% |",
 			"CPU fallback: 1 node, 2.00ms (20.0% of operator time): NonZero ×1 (2.00ms). Shape arithmetic on the CPU by design, not counted: 1 node.",
 			"| MemcpyFromHost | host → device | CUDA | 1 | 256.0 KiB | 500.0µs | 5.0% | 524.29 MB/s |",
+		}},
+		{"csv", csvOut.String(), []string{
+			"providers,nodes.CUDAExecutionProvider,4,{node}",
+			"providers,fallback_nodes,1,{node}",
+			"providers,copy_bytes,524288,By",
 		}},
 		{"html", html.String(), []string{
 			`<section id="providers">`,
