@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ortel-dev/ortel/internal/report"
@@ -44,10 +45,10 @@ func ruleFallback(f *Facts) *report.Finding {
 	for i, o := range fb.ByOpType {
 		all[i] = fmt.Sprintf("%s:%d", o.OpType, o.Nodes)
 	}
-	detail := fmt.Sprintf("The session asked for %s, but %d nodes ran on CPUExecutionProvider, %s of operator time: %s.",
-		strings.Join(accel, ", "), fb.Nodes, fmtDur(fb.TimeS), strings.Join(ops, ", "))
+	detail := fmt.Sprintf("The session asked for %s, but %s ran on CPUExecutionProvider, %s of operator time: %s.",
+		strings.Join(accel, ", "), plural(fb.Nodes, "node"), fmtDur(fb.TimeS), strings.Join(ops, ", "))
 	if fb.ShapeNodes > 0 {
-		detail += fmt.Sprintf(" %d more CPU nodes compute shapes (int64 outputs), which ONNX Runtime keeps on the CPU on purpose; they are not counted.", fb.ShapeNodes)
+		detail += fmt.Sprintf(" Shape arithmetic (nodes with only int64 outputs), which ONNX Runtime keeps on the CPU on purpose, is not counted: %s.", plural(fb.ShapeNodes, "node"))
 	}
 	fd := &report.Finding{
 		Severity: SeverityLow, Impact: fb.Share,
@@ -98,7 +99,11 @@ func ruleMemcpy(f *Facts) *report.Finding {
 	} else {
 		rec += ": look at the nodes each copy feeds or drains (CPU-only inputs such as shape tensors) and keep them on one device, for example by fixing the dynamic dimensions so ONNX Runtime folds the shape computation"
 	}
-	rec += ". Memcpy nodes also keep the CUDA provider from capturing a CUDA graph. The copies of the model's own inputs and outputs are not nodes: bind them in device memory (IO binding) to avoid those too."
+	rec += "."
+	if slices.Contains(f.RequestedProviders, "CUDAExecutionProvider") {
+		rec += " Memcpy nodes also keep the CUDA provider from capturing a CUDA graph."
+	}
+	rec += " The copies of the model's own inputs and outputs are not nodes: bind them in device memory (IO binding) to avoid those too."
 	fd := &report.Finding{
 		Severity: SeverityLow, Impact: c.Share,
 		Title:          fmt.Sprintf("%d Memcpy transitions between providers per run (%s of operator time)", c.Nodes, pct(c.Share)),

@@ -33,6 +33,7 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"pname":    providerName,
 	"dir":      direction,
 	"copyRate": copyRate,
+	"plural":   plural,
 }).ParseFS(htmlFS, "html/report.html.tmpl"))
 
 // htmlView is what the template sees.
