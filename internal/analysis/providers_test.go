@@ -286,3 +286,48 @@ func TestPlacementRealCPUProfile(t *testing.T) {
 		t.Errorf("text report:\n%s", buf.String())
 	}
 }
+
+// FuzzPlacement: whatever the profile holds, Placement does not panic and
+// its rows add up: provider rows cover every node and the run's time,
+// fallback and copies are parts of the run, shares lie in [0, 1].
+func FuzzPlacement(f *testing.F) {
+	f.Add("Conv", cpuEP, "MemcpyFromHost", "CUDAExecutionProvider", "float[1,3]", int64(12), int64(-1), 1e-3, 2e-3, true)
+	f.Add("Shape", cpuEP, "MemcpyToHost", "", "int64[4]", int64(-1), int64(-1), 0.0, 1e-6, false)
+	f.Add("", "", "Memcpy", "WebGpuExecutionProvider", "bool[", int64(0), int64(7), 5e-4, 0.0, true)
+	f.Fuzz(func(t *testing.T, op1, prov1, op2, prov2, shape string, out, act int64, d1, d2 float64, accel bool) {
+		if !(d1 >= 0 && d1 < 1e3) || !(d2 >= 0 && d2 < 1e3) {
+			t.Skip()
+		}
+		tl := []report.NodeTiming{
+			{Name: "a", OpType: op1, Provider: prov1, DurS: d1, OutputShapes: []string{shape}, OutputSize: out, ActivationSize: act},
+			{Name: "b", OpType: op2, Provider: prov2, DurS: d2, OutputShapes: []string{shape}, OutputSize: out, ActivationSize: act},
+			{Name: "c", OpType: op1, Provider: prov2, DurS: d2, OutputSize: -1, ActivationSize: -1},
+		}
+		req := []string{cpuEP}
+		if accel {
+			req = []string{"CUDAExecutionProvider", cpuEP}
+		}
+		p := Placement(req, tl)
+		nodes, tm := 0, 0.0
+		for _, r := range p.ByProvider {
+			nodes += r.Nodes
+			tm += r.TimeS
+			if r.Share < 0 || r.Share > 1+1e-9 {
+				t.Errorf("provider share %v", r.Share)
+			}
+		}
+		if nodes != len(tl) || p.Nodes != len(tl) || !near(tm, p.TimeS) {
+			t.Errorf("rows cover %d nodes, %v s; run %d nodes, %v s", nodes, tm, p.Nodes, p.TimeS)
+		}
+		if (p.Fallback != nil) != accel {
+			t.Errorf("fallback %+v with accel %v", p.Fallback, accel)
+		}
+		if fb := p.Fallback; fb != nil && (fb.Nodes+fb.ShapeNodes > len(tl) || fb.Share < 0 || fb.Share > 1+1e-9) {
+			t.Errorf("fallback %+v", fb)
+		}
+		c := p.Copies
+		if c.Nodes != len(c.List) || c.Nodes > len(tl) || c.Bytes < 0 || c.Share < 0 || c.Share > 1+1e-9 || c.UnknownBytesNodes > c.Nodes {
+			t.Errorf("copies %+v", c)
+		}
+	})
+}
