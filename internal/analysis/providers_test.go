@@ -30,6 +30,12 @@ import (
 //     requested provider, as ONNX Runtime's MemcpyTransformer places them.
 //   - dml_noargs.json: the DirectML profile quoted in onnxruntime issue
 //     24306, whose node events carry no args at all (no provider).
+//
+// The arg names and their meaning are those of the KernelScope in
+// onnxruntime/core/framework/sequential_executor.cc: "provider" is the
+// kernel's provider (KernelDef().Provider()), so a Memcpy node reports the
+// device provider whose kernel copies, and "output_size" sums the bytes of
+// the node's outputs.
 
 // profileTimeline reads the kernel events of a profile into a timeline, as
 // bench's operator collector does.
