@@ -48,6 +48,9 @@ func Analyze(ctx context.Context, rep *report.Report, opts ...Option) (*report.A
 	if a.Roofline == nil {
 		a.Notes = append(a.Notes, "no roofline: the run has no operator profile (run bench with --profile-runs 1 or more)")
 	}
+	if rep.Operators != nil {
+		a.Providers = Placement(rep.Runtime.Providers, rep.Operators.Timeline)
+	}
 	a.Findings = Findings(FactsFrom(rep, a.Roofline, peaks))
 
 	readings, reason := energyReadings(rep.Hardware)

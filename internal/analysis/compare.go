@@ -65,6 +65,9 @@ type Comparison struct {
 	// Energy is joules per inference; nil unless both runs measured it.
 	Energy  *Delta        `json:"energy_joules_per_inference,omitempty"`
 	OpTypes []OpTypeDelta `json:"op_types,omitempty"`
+	// Placement compares nodes per execution provider, CPU fallback and
+	// memory copies; nil unless both runs were profiled.
+	Placement *PlacementDelta `json:"placement,omitempty"`
 	// Verdict is faster, slower or no significant change, on Percentile.
 	Verdict string `json:"verdict"`
 	// Regression is set when a gate (Threshold) was given.
@@ -248,6 +251,7 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 		c.Energy = &d
 	}
 	c.OpTypes = opTypeDeltas(a.Operators, b.Operators)
+	c.Placement = comparePlacement(a, b)
 
 	if cfg.Threshold > 0 {
 		r := &Regression{Threshold: cfg.Threshold}

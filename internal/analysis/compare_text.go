@@ -56,6 +56,7 @@ func WriteComparisonText(w io.Writer, c *Comparison) error {
 		}
 		tw.Flush()
 	}
+	writePlacementDelta(ew, c.Placement, false)
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(ew, "warning: %s\n", warn)
 	}
@@ -91,6 +92,7 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 		}
 		fmt.Fprintf(ew, "\n")
 	}
+	writePlacementDelta(ew, c.Placement, true)
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(ew, "- warning: %s\n", warn)
 	}

@@ -14,6 +14,11 @@
 //     itself on models from package onnxgen (a MatMul for FLOP/s, an
 //     element-wise Add for bytes/s), cached per machine under the project
 //     cache (peaks/<machine key>.json); flags override it.
+//   - Execution providers: Placement places the profiled run's nodes on
+//     their providers (nodes and time per provider), lists the nodes that
+//     fell back to the CPU while another provider was requested (by op
+//     type; shape arithmetic excluded) and the Memcpy nodes ONNX Runtime
+//     inserted between devices (count, bytes, time share, direction).
 //   - Findings: Rules checks the facts of a run (profile, hardware, load
 //     scenarios) and reports findings with their evidence and a
 //     recommendation, ranked by severity and impact.

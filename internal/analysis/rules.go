@@ -99,8 +99,8 @@ func (r Rule) Check(f *Facts) *report.Finding {
 func Rules() []Rule {
 	return []Rule{
 		{"dominant-op-type", fmt.Sprintf("one op type takes ≥ %.0f%% of operator time (high at ≥ %.0f%%)", 100*DominantShare, 100*DominantHighShare), ruleDominant},
-		{"cpu-fallback", fmt.Sprintf("a non-CPU execution provider was requested and nodes ran on the CPU (high at ≥ %.0f%% of operator time)", 100*FallbackHighShare), ruleFallback},
-		{"memcpy-transitions", fmt.Sprintf("Memcpy nodes copy tensors between providers (medium at ≥ %.0f%% of operator time)", 100*MemcpyMediumShare), ruleMemcpy},
+		{"cpu-fallback", fmt.Sprintf("a non-CPU execution provider was requested and nodes ran on the CPU (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*FallbackMediumShare, 100*FallbackHighShare), ruleFallback},
+		{"memcpy-transitions", fmt.Sprintf("Memcpy nodes copy tensors between providers (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*MemcpyMediumShare, 100*MemcpyHighShare), ruleMemcpy},
 		{"thread-imbalance", fmt.Sprintf("nodes whose busiest intra-op thread ran ≥ %.1f× the mean take ≥ %.0f%% of operator time", ImbalanceRatio, 100*ImbalanceShare), ruleImbalance},
 		{"memory-bound-hot-ops", fmt.Sprintf("memory-bound op types (each ≥ %.0f%%) take ≥ %.0f%% of operator time together (high at ≥ %.0f%%); chains of ≥ %d consecutive element-wise nodes are listed", 100*MemoryBoundMinShare, 100*MemoryBoundShare, 100*MemoryBoundHighShare, ChainMinLen), ruleMemoryBound},
 		{"layout-reorder", fmt.Sprintf("layout conversions (ReorderInput, ReorderOutput, Transpose) take ≥ %.0f%% of operator time (high at ≥ %.0f%%)", 100*LayoutShare, 100*LayoutHighShare), ruleLayout},
@@ -218,52 +218,6 @@ func ruleDominant(f *Facts) *report.Finding {
 	return fd
 }
 
-func isCPU(p string) bool { return p == "CPUExecutionProvider" || p == "" }
-
-func ruleFallback(f *Facts) *report.Finding {
-	var accel []string
-	for _, p := range f.RequestedProviders {
-		if !isCPU(p) {
-			accel = append(accel, p)
-		}
-	}
-	if len(accel) == 0 || len(f.Timeline) == 0 {
-		return nil
-	}
-	total := f.opTime()
-	var cpuT float64
-	cpuNodes := 0
-	types := map[string]int{}
-	for _, n := range f.Timeline {
-		// ONNX Runtime places shape arithmetic (int64 outputs) on the CPU on
-		// purpose; that is not a fallback.
-		if isCPU(n.Provider) && !IsMemcpy(n.OpType) && !shapeOnly(n) {
-			cpuT += n.SelfS()
-			cpuNodes++
-			types[n.OpType]++
-		}
-	}
-	if cpuNodes == 0 {
-		return nil
-	}
-	share := 0.0
-	if total > 0 {
-		share = cpuT / total
-	}
-	fd := &report.Finding{
-		Severity: SeverityMedium, Impact: share,
-		Title:  fmt.Sprintf("%d of %d nodes fell back to the CPU (%s of operator time)", cpuNodes, len(f.Timeline), pct(share)),
-		Detail: fmt.Sprintf("The session asked for %s, but %d nodes ran on CPUExecutionProvider: %s.", strings.Join(accel, ", "), cpuNodes, countList(types, 8)),
-		Evidence: []report.Evidence{ev("cpu_nodes", float64(cpuNodes), "{node}"), ev("nodes", float64(len(f.Timeline)), "{node}"),
-			ev("cpu_time_share", share, "1"), ev("cpu_time", cpuT, "s"), evText("op_types", countList(types, 0)), evText("requested", strings.Join(f.RequestedProviders, ","))},
-		Recommendation: fmt.Sprintf("Check why %s does not take these op types (an unsupported opset, data type or attribute; ONNX Runtime's verbose log names the reason per node) and replace them by supported equivalents, or upgrade the provider; each fallback also costs a copy between devices.", accel[0]),
-	}
-	if share >= FallbackHighShare {
-		fd.Severity = SeverityHigh
-	}
-	return fd
-}
-
 // shapeOnly reports whether every output of a node is an int64 tensor: shape
 // arithmetic, which ONNX Runtime keeps on the CPU.
 func shapeOnly(n report.NodeTiming) bool {
@@ -276,41 +230,6 @@ func shapeOnly(n report.NodeTiming) bool {
 		}
 	}
 	return true
-}
-
-func ruleMemcpy(f *Facts) *report.Finding {
-	total := f.opTime()
-	var t float64
-	n := 0
-	types := map[string]int{}
-	var bytes int64
-	for _, x := range f.Timeline {
-		if IsMemcpy(x.OpType) {
-			t += x.SelfS()
-			n++
-			types[x.OpType]++
-			bytes += x.OutputSize
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	share := 0.0
-	if total > 0 {
-		share = t / total
-	}
-	fd := &report.Finding{
-		Severity: SeverityLow, Impact: share,
-		Title:  fmt.Sprintf("%d Memcpy transitions between providers per run (%s of operator time)", n, pct(share)),
-		Detail: fmt.Sprintf("%s copy %s per run between host and device memory.", countList(types, 0), bytesStr(float64(bytes))),
-		Evidence: []report.Evidence{ev("memcpy_nodes", float64(n), "{node}"), ev("memcpy_time", t, "s"), ev("memcpy_time_share", share, "1"),
-			ev("memcpy_bytes", float64(bytes), "By")},
-		Recommendation: "Each transition is a device round trip: keep the graph on one provider (replace the nodes that fall back to the CPU), and bind inputs and outputs on the device (IO binding) so the model's own inputs and outputs are not copied.",
-	}
-	if share >= MemcpyMediumShare {
-		fd.Severity = SeverityMedium
-	}
-	return fd
 }
 
 func ruleImbalance(f *Facts) *report.Finding {

@@ -82,7 +82,7 @@ func TestRules(t *testing.T) {
 				return timeline(node("MemcpyFromHost", cpuEP, 1e-3), node("Conv", "CUDAExecutionProvider", 5e-3), node("MemcpyToHost", cpuEP, 1e-3))
 			},
 			func() *Facts { return timeline(node("Conv", "CUDAExecutionProvider", 5e-3)) },
-			SeverityMedium, []string{"2 Memcpy transitions", "IO binding"}},
+			SeverityHigh, []string{"2 Memcpy transitions", "IO binding"}}, // 2 of 7 ms
 		{"thread-imbalance",
 			func() *Facts {
 				n := convNode(1e-3)

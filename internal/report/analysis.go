@@ -15,6 +15,10 @@ type Analysis struct {
 	// Roofline places each operator of one profiled run under the roofs;
 	// absent when the run had no operator-profiling pass.
 	Roofline *Roofline `json:"roofline,omitempty"`
+	// Providers is where the profiled run's nodes ran: per execution
+	// provider, CPU fallback and memory copies (providers.go); absent
+	// when the run had no operator-profiling pass.
+	Providers *Placement `json:"providers,omitempty"`
 	// Findings are ranked most important first.
 	Findings []Finding `json:"findings"`
 	// Energy is always present: when no energy source was readable it says

@@ -48,6 +48,7 @@ func WriteAnalysisText(w io.Writer, r *Report) error {
 		}
 		p.f("\n\n")
 	}
+	writePlacementText(p, a.Providers)
 	p.f("Findings (%d)\n", len(a.Findings))
 	if len(a.Findings) == 0 {
 		p.f("  none: no rule fired\n")

@@ -119,6 +119,11 @@ func csvSummary(cw *csv.Writer, r *Report) error {
 			add("roofline", "time", rf.TimeS, "s")
 			add("roofline", "known_time_share", rf.KnownTimeShare, "1")
 		}
+		if pl := a.Providers; pl != nil {
+			for _, row := range pl.summaryRows() {
+				rows = append(rows, append([]string{"providers"}, row...))
+			}
+		}
 		add("findings", "count", float64(len(a.Findings)), "{finding}")
 		if len(a.Findings) > 0 {
 			addS("findings", "top_rule", a.Findings[0].Rule)

@@ -29,6 +29,11 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"evidence": evidenceLine,
 	"deref":    func(p *float64) float64 { return *p },
 	"bytes":    func(n uint64) string { return bytesHuman(int64(n)) },
+	"ibytes":   bytesHuman,
+	"pname":    providerName,
+	"dir":      direction,
+	"copyRate": copyRate,
+	"plural":   plural,
 }).ParseFS(htmlFS, "html/report.html.tmpl"))
 
 // htmlView is what the template sees.

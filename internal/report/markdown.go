@@ -116,6 +116,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		} else {
 			p.f("No roofline: the run has no operator profile.\n\n")
 		}
+		writePlacementMarkdown(p, a.Providers)
 		p.f("## Findings\n\n")
 		if len(a.Findings) == 0 {
 			p.f("No rule fired.\n\n")

@@ -1,0 +1,128 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ortel-dev/ortel/internal/report"
+)
+
+// Severity thresholds of the cpu-fallback and memcpy-transitions rules
+// beyond those in rules.go (FallbackHighShare, MemcpyMediumShare).
+const (
+	// FallbackMediumShare: CPU-fallback nodes taking this share of
+	// operator time make the finding medium (below it, low).
+	FallbackMediumShare = 0.05
+	// MemcpyHighShare: memory copies taking this share of operator time
+	// make the finding high.
+	MemcpyHighShare = 0.20
+)
+
+// ruleFallback fires when a provider other than the CPU was requested and
+// nodes (not copies, not shape arithmetic) ran on the CPU.
+func ruleFallback(f *Facts) *report.Finding {
+	p := Placement(f.RequestedProviders, f.Timeline)
+	if p == nil || p.Fallback == nil || p.Fallback.Nodes == 0 {
+		return nil
+	}
+	fb := p.Fallback
+	var accel []string
+	for _, r := range f.RequestedProviders {
+		if r != "" && r != CPUProvider {
+			accel = append(accel, r)
+		}
+	}
+	ops := make([]string, 0, len(fb.ByOpType))
+	for i, o := range fb.ByOpType {
+		if i == 8 {
+			ops = append(ops, fmt.Sprintf("… %d more", len(fb.ByOpType)-8))
+			break
+		}
+		ops = append(ops, fmt.Sprintf("%s ×%d (%s)", o.OpType, o.Nodes, fmtDur(o.TimeS)))
+	}
+	all := make([]string, len(fb.ByOpType))
+	for i, o := range fb.ByOpType {
+		all[i] = fmt.Sprintf("%s:%d", o.OpType, o.Nodes)
+	}
+	detail := fmt.Sprintf("The session asked for %s, but %s ran on CPUExecutionProvider, %s of operator time: %s.",
+		strings.Join(accel, ", "), plural(fb.Nodes, "node"), fmtDur(fb.TimeS), strings.Join(ops, ", "))
+	if fb.ShapeNodes > 0 {
+		detail += fmt.Sprintf(" Shape arithmetic (nodes with only int64 outputs), which ONNX Runtime keeps on the CPU on purpose, is not counted: %s.", plural(fb.ShapeNodes, "node"))
+	}
+	fd := &report.Finding{
+		Severity: SeverityLow, Impact: fb.Share,
+		Title:  fmt.Sprintf("%d of %d nodes fell back to the CPU (%s of operator time)", fb.Nodes, p.Nodes, pct(fb.Share)),
+		Detail: detail,
+		Evidence: []report.Evidence{ev("cpu_nodes", float64(fb.Nodes), "{node}"), ev("nodes", float64(p.Nodes), "{node}"),
+			ev("cpu_time_share", fb.Share, "1"), ev("cpu_time", fb.TimeS, "s"), evText("op_types", strings.Join(all, ",")),
+			evText("requested", strings.Join(f.RequestedProviders, ","))},
+		Recommendation: fmt.Sprintf("Check why %s does not take these op types (an unsupported opset, data type or attribute; ONNX Runtime's verbose log names the reason per node) and replace them by supported equivalents, or upgrade the provider; each fallback also costs a copy between devices.", accel[0]),
+	}
+	switch {
+	case fb.Share >= FallbackHighShare:
+		fd.Severity = SeverityHigh
+	case fb.Share >= FallbackMediumShare:
+		fd.Severity = SeverityMedium
+	}
+	return fd
+}
+
+// ruleMemcpy fires when the run has memory-copy nodes between devices.
+func ruleMemcpy(f *Facts) *report.Finding {
+	p := Placement(f.RequestedProviders, f.Timeline)
+	if p == nil || p.Copies.Nodes == 0 {
+		return nil
+	}
+	c := p.Copies
+	kinds := make([]string, 0, len(c.ByKind))
+	counts := map[string]int{}
+	for _, k := range c.ByKind {
+		kinds = append(kinds, fmt.Sprintf("%d %s (%s, %s, %s)", k.Nodes, k.OpType, strings.ReplaceAll(k.Direction, "_", " "), bytesStr(float64(k.Bytes)), fmtDur(k.TimeS)))
+		counts[k.OpType] += k.Nodes
+	}
+	detail := fmt.Sprintf("Per run, %s copy %s between host and device memory: %s.", plural(c.Nodes, "Memcpy node"), bytesStr(float64(c.Bytes)), strings.Join(kinds, "; "))
+	if c.UnknownBytesNodes > 0 {
+		detail += fmt.Sprintf(" The profile gives no size for %d of them.", c.UnknownBytesNodes)
+	}
+	evs := []report.Evidence{ev("memcpy_nodes", float64(c.Nodes), "{node}"), ev("memcpy_time", c.TimeS, "s"), ev("memcpy_time_share", c.Share, "1"),
+		ev("memcpy_bytes", float64(c.Bytes), "By"), evText("op_types", countList(counts, 0))}
+	if c.TimeS > 0 && c.Bytes > 0 {
+		evs = append(evs, ev("memcpy_rate", float64(c.Bytes)/c.TimeS, "By/s"))
+	}
+	// ONNX Runtime inserts Memcpy nodes only where a tensor crosses from
+	// one provider to another inside the graph; it copies the model's own
+	// inputs and outputs outside the graph, without a node.
+	rec := "Each Memcpy node sits where a tensor crosses between the CPU and the device inside the graph"
+	if p.Fallback != nil && p.Fallback.Nodes > 0 {
+		rec += ": make the nodes that fell back to the CPU run on the requested provider (see the cpu-fallback finding), which removes the copies on both sides of them"
+	} else {
+		rec += ": look at the nodes each copy feeds or drains (CPU-only inputs such as shape tensors) and keep them on one device, for example by fixing the dynamic dimensions so ONNX Runtime folds the shape computation"
+	}
+	rec += "."
+	if slices.Contains(f.RequestedProviders, "CUDAExecutionProvider") {
+		rec += " Memcpy nodes also keep the CUDA provider from capturing a CUDA graph."
+	}
+	rec += " The copies of the model's own inputs and outputs are not nodes: bind them in device memory (IO binding) to avoid those too."
+	fd := &report.Finding{
+		Severity: SeverityLow, Impact: c.Share,
+		Title:          fmt.Sprintf("%d Memcpy transitions between providers per run (%s of operator time)", c.Nodes, pct(c.Share)),
+		Detail:         detail,
+		Evidence:       evs,
+		Recommendation: rec,
+	}
+	switch {
+	case c.Share >= MemcpyHighShare:
+		fd.Severity = SeverityHigh
+	case c.Share >= MemcpyMediumShare:
+		fd.Severity = SeverityMedium
+	}
+	return fd
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
