@@ -183,14 +183,30 @@ func TestMeasurePeaksThroughAnalyze(t *testing.T) {
 	rep.Runtime.ORTVersion = ort.GetVersion()
 	dir := t.TempDir()
 	start := time.Now()
-	a, err := Analyze(context.Background(), rep, WithCacheDir(dir))
+	// The caches of a fixture sysfs: L1 4 KiB, L2 16 KiB, L3 64 KiB.
+	a, err := Analyze(context.Background(), rep, WithCacheDir(dir), WithHostRoot("testdata/sysfs/tiny"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(start) // logged: how long is up to the machine (see TestFastestBounds)
 	p := a.Peaks
-	if p == nil || p.BytesSource != SourceMeasured || p.MeasuredAt == nil || p.Method != PeakMethod {
+	if p == nil || p.BytesSource != SourceMeasured || p.MeasuredAt == nil || !strings.Contains(p.Method, "working sets L1 2.0 KiB, L2 8.0 KiB, L3 32.0 KiB, DRAM 64.0 MiB") {
 		t.Fatalf("peaks %+v; notes %s", p, notes(a))
+	}
+	// One roof per level and thread count, at half of each cache.
+	threads := 2
+	if runtime.NumCPU() == 1 {
+		threads = 1
+	}
+	if len(p.Levels) != 4*threads || !strings.Contains(p.Caches, "testdata/sysfs/tiny") {
+		t.Fatalf("levels %+v, caches %q", p.Levels, p.Caches)
+	}
+	for _, l := range p.Levels {
+		want := map[string]int64{"L1": 2 << 10, "L2": 8 << 10, "L3": 32 << 10, "DRAM": 64 << 20}[l.Level]
+		if l.BytesPerS <= 0 || l.WorkingSetBytes > want || l.WorkingSetBytes < want-12 {
+			t.Errorf("roof %+v: working set want %d bytes", l, want)
+		}
+		t.Logf("%s roof on %d threads (0: default): %.2f GB/s at %d bytes", l.Level, l.Threads, l.BytesPerS/1e9, l.WorkingSetBytes)
 	}
 	t.Logf("peaks: %.1f GFLOP/s (%s), %.2f GB/s, ridge %.2f FLOP/B, analysis took %s", p.FLOPsPerS/1e9, p.FLOPsSource, p.BytesPerS/1e9, p.Ridge, took)
 	// Sanity bounds of any CPU ONNX Runtime runs on: 0.1 GFLOP/s..100 TFLOP/s, 0.1..10000 GB/s.

@@ -44,6 +44,13 @@ type Peaks struct {
 	MeasuredAt *time.Time `json:"measured_at,omitempty"`
 	// Method describes the microbenchmark.
 	Method string `json:"method,omitempty"`
+	// Levels are the bandwidth roofs per memory level (L1, L2, L3, DRAM),
+	// each measured at a working set that fits the level; absent when the
+	// cache sizes could not be read or the bandwidth came from a flag
+	// (then BytesPerS is the only roof). See roofline_levels.go.
+	Levels []BandwidthRoof `json:"levels,omitempty"`
+	// Caches says where the cache sizes came from, or why there are none.
+	Caches string `json:"caches,omitempty"`
 }
 
 // Roofline is the per-operator roofline of one profiled run: the operators
@@ -95,6 +102,7 @@ type RooflinePoint struct {
 	// data movement BytesPerS / peak bytes/s. Above 1 means the data was
 	// served from caches faster than the measured memory bandwidth.
 	RoofShare *float64 `json:"roof_share"`
+	RoofPlacement
 }
 
 // RooflineOp is one operator of the profiled run.
