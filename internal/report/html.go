@@ -29,6 +29,11 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"evidence": evidenceLine,
 	"deref":    func(p *float64) float64 { return *p },
 	"bytes":    func(n uint64) string { return bytesHuman(int64(n)) },
+	// roofline levels (roofline_text.go)
+	"aboveRoof": aboveRoof,
+	"roofName":  roofName,
+	"threads":   threadsLabel,
+	"size":      func(n any) string { return sizeText(n) },
 }).ParseFS(htmlFS, "html/report.html.tmpl"))
 
 // htmlView is what the template sees.
