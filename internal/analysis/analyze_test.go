@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,7 +191,7 @@ func TestMeasurePeaksThroughAnalyze(t *testing.T) {
 	}
 	took := time.Since(start) // logged: how long is up to the machine (see TestFastestBounds)
 	p := a.Peaks
-	if p == nil || p.BytesSource != SourceMeasured || p.MeasuredAt == nil || !strings.Contains(p.Method, "working sets L1 2.0 KiB, L2 8.0 KiB, L3 32.0 KiB, DRAM 64.0 MiB") {
+	if p == nil || p.BytesSource != SourceMeasured || p.MeasuredAt == nil || !strings.Contains(p.Method, "working sets L1 2.0 KiB, L2 8.0 KiB, L3 32.0 KiB, DRAM 128.0 KiB and 64.0 MiB") {
 		t.Fatalf("peaks %+v; notes %s", p, notes(a))
 	}
 	// One roof per level and thread count, at half of each cache.
@@ -202,11 +203,16 @@ func TestMeasurePeaksThroughAnalyze(t *testing.T) {
 		t.Fatalf("levels %+v, caches %q", p.Levels, p.Caches)
 	}
 	for _, l := range p.Levels {
-		want := map[string]int64{"L1": 2 << 10, "L2": 8 << 10, "L3": 32 << 10, "DRAM": 64 << 20}[l.Level]
-		if l.BytesPerS <= 0 || l.WorkingSetBytes > want || l.WorkingSetBytes < want-12 {
-			t.Errorf("roof %+v: working set want %d bytes", l, want)
+		want := map[string][]int64{"L1": {2 << 10}, "L2": {8 << 10}, "L3": {32 << 10}, "DRAM": {128 << 10, 64 << 20}}[l.Level]
+		if l.BytesPerS <= 0 || len(l.WorkingSets) != len(want) || !slices.Contains(l.WorkingSets, l.WorkingSetBytes) {
+			t.Errorf("roof %+v: want working sets %v", l, want)
 		}
-		t.Logf("%s roof on %d threads (0: default): %.2f GB/s at %d bytes", l.Level, l.Threads, l.BytesPerS/1e9, l.WorkingSetBytes)
+		for i, w := range want {
+			if i < len(l.WorkingSets) && (l.WorkingSets[i] > w || l.WorkingSets[i] < w-12) {
+				t.Errorf("roof %+v: working set %d, want %d", l, l.WorkingSets[i], w)
+			}
+		}
+		t.Logf("%s roof on %d threads (0: default): %.2f GB/s at %d bytes of %v", l.Level, l.Threads, l.BytesPerS/1e9, l.WorkingSetBytes, l.WorkingSets)
 	}
 	t.Logf("peaks: %.1f GFLOP/s (%s), %.2f GB/s, ridge %.2f FLOP/B, analysis took %s", p.FLOPsPerS/1e9, p.FLOPsSource, p.BytesPerS/1e9, p.Ridge, took)
 	// Sanity bounds of any CPU ONNX Runtime runs on: 0.1 GFLOP/s..100 TFLOP/s, 0.1..10000 GB/s.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,24 +47,30 @@ const (
 // peakMethod describes the microbenchmark of a plan in reports, with its
 // duration.
 func peakMethod(steps []bandwidthStep) string {
-	levels := map[string]bool{}
 	var names []string
+	sets := map[string][]string{}
 	threads := map[int]bool{}
 	var ths []string
 	for _, s := range steps {
-		if !levels[s.level] {
-			levels[s.level] = true
-			names = append(names, fmt.Sprintf("%s %s", s.level, bytesStr(float64(s.workingSet()))))
+		if _, ok := sets[s.level]; !ok {
+			names = append(names, s.level)
+		}
+		ws := bytesStr(float64(s.workingSet()))
+		if !slices.Contains(sets[s.level], ws) {
+			sets[s.level] = append(sets[s.level], ws)
 		}
 		if !threads[s.threads] {
 			threads[s.threads] = true
 			ths = append(ths, threadsText(s.threads))
 		}
 	}
+	for i, n := range names {
+		names[i] = n + " " + strings.Join(sets[n], " and ")
+	}
 	return fmt.Sprintf("ONNX Runtime: fastest run within %s of a [%d,%d]x[%d,%d] float MatMul on the default intra-op threads (FLOP/s); "+
-		"fastest run of a chain of element-wise Add and Mul nodes (one float tensor read and one written per node, 8 bytes per element) at working sets %s, on %s (bytes/s per level); about %.1f s in all",
+		"fastest run of a chain of element-wise Add and Mul nodes (one float tensor read and one written per node, 8 bytes per element) at working sets %s, on %s, within %s per cache working set and %s per DRAM one (bytes/s per level: the fastest of its working sets); about %.1f s in all",
 		peakComputeBudget, peakMatMulDim, peakMatMulDim, peakMatMulDim, peakMatMulDim,
-		strings.Join(names, ", "), strings.Join(ths, " and "), (peakComputeBudget + planDuration(steps)).Seconds())
+		strings.Join(names, ", "), strings.Join(ths, " and "), levelBudget, dramBudget, (peakComputeBudget + planDuration(steps)).Seconds())
 }
 
 // MeasurePeaks runs the peak microbenchmark through ONNX Runtime itself, on
@@ -118,14 +125,15 @@ func MeasurePeaks(ctx context.Context, opts ...Option) (report.Peaks, error) {
 	return p, nil
 }
 
-// finishLevels sorts p.Levels (by working set, then thread count) and sets
-// p.BytesPerS to the DRAM roof on the default threads (the roof of a
-// working set no cache holds) and the ridge from it.
+// finishLevels sorts p.Levels (by level, L1 first and DRAM last, then one
+// thread before the default) and sets p.BytesPerS to the DRAM roof on the
+// default threads (the roof of a working set no cache holds) and the ridge
+// from it.
 func finishLevels(p *report.Peaks) {
 	sort.SliceStable(p.Levels, func(i, j int) bool {
 		a, b := p.Levels[i], p.Levels[j]
-		if a.WorkingSetBytes != b.WorkingSetBytes {
-			return a.WorkingSetBytes < b.WorkingSetBytes
+		if ra, rb := levelRank(a.Level), levelRank(b.Level); ra != rb {
+			return ra < rb
 		}
 		return a.Threads > b.Threads // 1 before 0 (default)
 	})
@@ -349,12 +357,13 @@ func SavePeaks(dir, key string, p report.Peaks) error {
 }
 
 // mergeLevels raises each roof of levels to the same roof of old (same
-// level, working set and thread count) where old's is higher.
+// level, cache size and thread count) where old's is higher, with the
+// working set that reached it.
 func mergeLevels(levels, old []report.BandwidthRoof) {
 	for i, l := range levels {
 		for _, o := range old {
-			if o.Level == l.Level && o.WorkingSetBytes == l.WorkingSetBytes && o.Threads == l.Threads {
-				levels[i].BytesPerS = max(l.BytesPerS, o.BytesPerS)
+			if o.Level == l.Level && o.CacheBytes == l.CacheBytes && o.Threads == l.Threads && o.BytesPerS > l.BytesPerS {
+				levels[i].BytesPerS, levels[i].WorkingSetBytes = o.BytesPerS, o.WorkingSetBytes
 			}
 		}
 	}

@@ -144,10 +144,13 @@ func (s bandwidthStep) bytesPerRun() int64 { return int64(2*s.pairs) * 8 * s.flo
 // The bandwidth microbenchmark's sizes.
 const (
 	// A cache level is measured at half its size, so the working set fits
-	// next to whatever else the process keeps there.
+	// next to whatever else the process keeps there, and, when that is
+	// more than twice the level below, also at twice the level below: a
+	// roof is the fastest rate of any working set the level holds, and a
+	// small one keeps more of a shared cache.
 	levelFill = 2
-	// DRAM is measured at dramFactor times the last cache, and at least
-	// dramMinBytes.
+	// DRAM is measured at dramFactor times the last cache (at least
+	// dramMinBytes) and at twice the last cache.
 	dramFactor   = 4
 	dramMinBytes = 64 << 20
 	// Each run moves at least runBytes (more nodes for small working
@@ -155,24 +158,31 @@ const (
 	// 1 to maxPairs Add+Mul pairs.
 	runBytes = 4 << 20
 	maxPairs = 32
-	// Each cache step runs for levelBudget, the DRAM step for dramBudget.
-	levelBudget = 150 * time.Millisecond
-	dramBudget  = 300 * time.Millisecond
+	// Each cache step runs for levelBudget, each DRAM step for dramBudget.
+	levelBudget = 100 * time.Millisecond
+	dramBudget  = 200 * time.Millisecond
 )
 
 // bandwidthPlan returns the steps that measure the bandwidth roofs of the
-// given caches, once per thread count: one step per cache level at half its
-// size and one DRAM step beyond the last level. Without caches it returns
-// the DRAM step alone, sized dramMinBytes.
+// given caches, once per thread count: for each cache level a step at half
+// its size and, when that is more than four times the level below, one at
+// twice the level below; for DRAM a step beyond the last level and one at
+// twice it. Without caches it returns one DRAM step, sized dramMinBytes.
 func bandwidthPlan(caches []CacheLevel, threads []int) []bandwidthStep {
 	var steps []bandwidthStep
-	largest := int64(0)
 	for _, th := range threads {
+		below := int64(0)
 		for _, c := range caches {
+			if below > 0 && 2*below < c.Bytes/levelFill {
+				steps = append(steps, newStep(c.Name(), c.Bytes, 2*below, th, levelBudget))
+			}
 			steps = append(steps, newStep(c.Name(), c.Bytes, c.Bytes/levelFill, th, levelBudget))
-			largest = max(largest, c.Bytes)
+			below = max(below, c.Bytes)
 		}
-		steps = append(steps, newStep(LevelDRAM, 0, max(dramFactor*largest, dramMinBytes), th, dramBudget))
+		if below > 0 && 2*below < max(dramFactor*below, dramMinBytes) {
+			steps = append(steps, newStep(LevelDRAM, 0, 2*below, th, dramBudget))
+		}
+		steps = append(steps, newStep(LevelDRAM, 0, max(dramFactor*below, dramMinBytes), th, dramBudget))
 	}
 	return steps
 }
@@ -195,10 +205,10 @@ func planDuration(steps []bandwidthStep) time.Duration {
 }
 
 // measureBandwidth runs the steps through ONNX Runtime and returns one
-// roof per step.
+// roof per level and thread count: the fastest of its working sets.
 func measureBandwidth(ctx context.Context, steps []bandwidthStep) ([]report.BandwidthRoof, error) {
-	var out []report.BandwidthRoof
-	for _, s := range steps {
+	rates := make([]float64, len(steps))
+	for i, s := range steps {
 		n := s.floats
 		best, err := fastestRun(ctx, s.budget, s.threads, onnxgen.ElementwiseChain(s.pairs, n), []string{"x"}, [][]int64{{n}}, "y", []int64{n})
 		if err != nil {
@@ -207,12 +217,35 @@ func measureBandwidth(ctx context.Context, steps []bandwidthStep) ([]report.Band
 		if best <= 0 {
 			return nil, fmt.Errorf("%s bandwidth (%d-byte working set): a run took no measurable time", s.level, s.workingSet())
 		}
-		out = append(out, report.BandwidthRoof{
-			Level: s.level, CacheBytes: s.cacheBytes, WorkingSetBytes: s.workingSet(), Threads: s.threads,
-			BytesPerS: float64(s.bytesPerRun()) / best.Seconds(),
-		})
+		rates[i] = float64(s.bytesPerRun()) / best.Seconds()
 	}
-	return out, nil
+	return roofsOf(steps, rates), nil
+}
+
+// roofsOf folds the rates of steps into one roof per level and thread
+// count, in plan order: the fastest rate, the working set that reached it
+// and every working set measured.
+func roofsOf(steps []bandwidthStep, rates []float64) []report.BandwidthRoof {
+	var out []report.BandwidthRoof
+	index := map[[2]string]int{}
+	for i, s := range steps {
+		key := [2]string{s.level, strconv.Itoa(s.threads)}
+		k, ok := index[key]
+		if !ok {
+			k = len(out)
+			index[key] = k
+			out = append(out, report.BandwidthRoof{Level: s.level, CacheBytes: s.cacheBytes, Threads: s.threads})
+		}
+		r := &out[k]
+		r.WorkingSets = append(r.WorkingSets, s.workingSet())
+		if rates[i] > r.BytesPerS {
+			r.BytesPerS, r.WorkingSetBytes = rates[i], s.workingSet()
+		}
+	}
+	for i := range out {
+		sort.Slice(out[i].WorkingSets, func(a, b int) bool { return out[i].WorkingSets[a] < out[i].WorkingSets[b] })
+	}
+	return out
 }
 
 // WithHostRoot reads the cache sizes from sysfs under root instead of "/"

@@ -15,13 +15,14 @@ const profilerResolution = 1e-6
 
 // Kinds of reasons a node sits above its roof.
 const (
-	aboveTimer     = "timer"
-	aboveThreads   = "threads"
-	aboveCloser    = "closer cache"
-	aboveSmallRoof = "per-node cost"
-	aboveAll       = "above every roof"
-	aboveOneRoof   = "one roof"
-	aboveCompute   = "compute roof"
+	aboveTimer      = "timer"
+	aboveThreads    = "threads"
+	aboveCloser     = "closer cache"
+	aboveSmallRoof  = "per-node cost"
+	aboveSmallerSet = "smaller working set"
+	aboveAll        = "above every roof"
+	aboveOneRoof    = "one roof"
+	aboveCompute    = "compute roof"
 )
 
 // aboveReason says why a node is above its roof: a kind (to count) and
@@ -164,11 +165,24 @@ func (s roofSet) explain(p report.RooflinePoint, dur float64, roof report.Bandwi
 		return aboveReason{aboveOneRoof, fmt.Sprintf("above the one bandwidth roof (%s): its %s likely came from a cache, whose roof is not measured (%s)",
 			rateStr(s.peaks.BytesPerS, "B/s"), bytesStr(p.Bytes), why)}
 	}
-	for _, l := range s.peaks.Levels {
-		if l.Level == roof.Level && l.Threads != roof.Threads && l.BytesPerS >= rate {
-			return aboveReason{aboveThreads, fmt.Sprintf("above the %s roof on %s (%s) but within the %s roof on %s (%s): ONNX Runtime ran this node on a thread count other than the model's",
-				roof.Level, threadsText(roof.Threads), rateStr(roof.BytesPerS, "B/s"), l.Level, threadsText(l.Threads), rateStr(l.BytesPerS, "B/s"))}
+	if s.want != 1 {
+		// A model on several threads runs small tensors on one: the
+		// one-thread roof of the level may be the one that applies. (A
+		// model on one thread has no other thread count to run on.)
+		for _, l := range s.peaks.Levels {
+			if l.Level == roof.Level && l.Threads == 1 && roof.Threads != 1 && l.BytesPerS >= rate {
+				return aboveReason{aboveThreads, fmt.Sprintf("above the %s roof on %s (%s) but within the %s roof on 1 thread (%s): ONNX Runtime splits only large tensors across threads, and ran this node on one",
+					roof.Level, threadsText(roof.Threads), rateStr(roof.BytesPerS, "B/s"), l.Level, rateStr(l.BytesPerS, "B/s"))}
+			}
 		}
+	}
+	if smallest := smallestSet(roof); p.Bytes < float64(smallest) {
+		where := "the " + roof.Level + " it shares with other cores and processes"
+		if roof.Level == LevelDRAM {
+			where = "the last cache"
+		}
+		return aboveReason{aboveSmallerSet, fmt.Sprintf("its %s is under the smallest working set the %s roof was measured at (%s; the roof, %s on %s), and a smaller working set keeps more of itself in %s",
+			bytesStr(p.Bytes), roof.Level, bytesStr(float64(smallest)), rateStr(roof.BytesPerS, "B/s"), threadsText(roof.Threads), where)}
 	}
 	for _, l := range s.closer(roof.Level, roof.Threads) {
 		if l.BytesPerS >= rate {
@@ -190,15 +204,24 @@ func (s roofSet) explain(p report.RooflinePoint, dur float64, roof report.Bandwi
 		fastest.Level, threadsText(fastest.Threads), rateStr(fastest.BytesPerS, "B/s"))}
 }
 
+// smallestSet is the smallest working set a roof was measured at.
+func smallestSet(r report.BandwidthRoof) int64 {
+	if len(r.WorkingSets) > 0 {
+		return r.WorkingSets[0]
+	}
+	return r.WorkingSetBytes
+}
+
 // aboveLabels are the short forms of the reasons, for op-type summaries.
 var aboveLabels = map[string]string{
-	aboveTimer:     "within the profiler's 1 µs resolution",
-	aboveThreads:   "within the roof of another thread count",
-	aboveCloser:    "served partly from a closer cache",
-	aboveSmallRoof: "within a larger level's roof (their own level's roof is held down by ONNX Runtime's per-node cost)",
-	aboveAll:       "above every measured roof",
-	aboveOneRoof:   "above the one bandwidth roof (caches not measured)",
-	aboveCompute:   "above the compute roof",
+	aboveTimer:      "within the profiler's 1 µs resolution",
+	aboveThreads:    "within the roof of another thread count",
+	aboveCloser:     "served partly from a closer cache",
+	aboveSmallerSet: "smaller than the working set their roof was measured at",
+	aboveSmallRoof:  "within a larger level's roof (their own level's roof is held down by ONNX Runtime's per-node cost)",
+	aboveAll:        "above every measured roof",
+	aboveOneRoof:    "above the one bandwidth roof (caches not measured)",
+	aboveCompute:    "above the compute roof",
 }
 
 // summarizeAbove says how many of an op type's nodes are above their roofs
@@ -233,7 +256,7 @@ func typePlacement(roofs []report.BandwidthRoof) report.RoofPlacement {
 			seen[r.Level] = true
 			names = append(names, r.Level)
 		}
-		same = same && r == roofs[0]
+		same = same && r.Level == roofs[0].Level && r.Threads == roofs[0].Threads && r.BytesPerS == roofs[0].BytesPerS
 	}
 	sort.SliceStable(names, func(i, j int) bool { return levelRank(names[i]) < levelRank(names[j]) })
 	p := report.RoofPlacement{Roof: strings.Join(names, ", ")}

@@ -74,35 +74,37 @@ func FuzzParseCacheSize(f *testing.F) {
 }
 
 // TestBandwidthPlan: the microbenchmark's working sets come from the cache
-// sizes (half of each level, and DRAM beyond the last one), whatever the
-// machine; each run moves enough bytes that ONNX Runtime's per-run cost is
-// spread over many nodes; and the plan's duration is its budgets.
+// sizes (half of each level, twice the level below when that is much
+// smaller, and DRAM beyond the last one), whatever the machine; each run
+// moves enough bytes that ONNX Runtime's per-run cost is spread over many
+// nodes; and the plan's duration is its budgets.
 func TestBandwidthPlan(t *testing.T) {
 	caches := []CacheLevel{{1, 48 << 10}, {2, 2 << 20}, {3, 105 << 20}}
 	steps := bandwidthPlan(caches, []int{1, 0})
-	if len(steps) != 8 {
-		t.Fatalf("%d steps, want 4 levels × 2 thread counts: %+v", len(steps), steps)
+	type want struct {
+		level string
+		cache int64
+		ws    int64
+	}
+	per := []want{
+		{"L1", 48 << 10, 24 << 10},
+		{"L2", 2 << 20, 96 << 10}, {"L2", 2 << 20, 1 << 20},
+		{"L3", 105 << 20, 4 << 20}, {"L3", 105 << 20, 105 << 19},
+		{"DRAM", 0, 210 << 20}, {"DRAM", 0, 420 << 20},
+	}
+	if len(steps) != 2*len(per) {
+		t.Fatalf("%d steps, want %d per thread count: %+v", len(steps), len(per), steps)
 	}
 	for i, s := range steps {
-		wantThreads := []int{1, 0}[i/4]
-		if s.threads != wantThreads {
-			t.Errorf("step %d on %d threads, want %d", i, s.threads, wantThreads)
+		w := per[i%len(per)]
+		if s.threads != []int{1, 0}[i/len(per)] || s.level != w.level || s.cacheBytes != w.cache || s.workingSet() > w.ws || s.workingSet() <= w.ws-12 {
+			t.Errorf("step %d = %s on %d threads, cache %d, working set %d; want %+v", i, s.level, s.threads, s.cacheBytes, s.workingSet(), w)
 		}
 		if s.pairs < 1 || s.pairs > maxPairs || (s.bytesPerRun() < runBytes && s.pairs != maxPairs) {
 			t.Errorf("step %s: %d pairs move %d bytes a run", s.level, s.pairs, s.bytesPerRun())
 		}
-		if i%4 == 3 {
-			if s.level != LevelDRAM || s.workingSet() < dramFactor*(105<<20)-12 || s.cacheBytes != 0 {
-				t.Errorf("DRAM step %+v: working set %d, want %d times the L3", s, s.workingSet(), dramFactor)
-			}
-			continue
-		}
-		c := caches[i%4]
-		if s.level != c.Name() || s.cacheBytes != c.Bytes || s.workingSet() > c.Bytes/2 || s.workingSet() <= c.Bytes/2-12 {
-			t.Errorf("step %+v: working set %d, want half of %s (%d)", s, s.workingSet(), c.Name(), c.Bytes)
-		}
 	}
-	if d := planDuration(steps); d != 2*(3*levelBudget+dramBudget) {
+	if d := planDuration(steps); d != 2*(5*levelBudget+2*dramBudget) {
 		t.Errorf("plan duration %s", d)
 	}
 	// Without cache sizes: DRAM alone, at the minimum size.
@@ -110,8 +112,31 @@ func TestBandwidthPlan(t *testing.T) {
 	if len(steps) != 1 || steps[0].level != LevelDRAM || steps[0].workingSet() > dramMinBytes || steps[0].workingSet() < dramMinBytes-12 {
 		t.Errorf("plan without caches: %+v", steps)
 	}
-	if m := peakMethod(bandwidthPlan(caches, []int{1, 0})); !strings.Contains(m, "L1 24.0 KiB, L2 1024.0 KiB, L3 52.5 MiB, DRAM 420.0 MiB") || !strings.Contains(m, "on 1 thread and the default threads") || !strings.Contains(m, "about 2.0 s") {
+	if m := peakMethod(bandwidthPlan(caches, []int{1, 0})); !strings.Contains(m, "L1 24.0 KiB, L2 96.0 KiB and 1024.0 KiB, L3 4.0 MiB and 52.5 MiB, DRAM 210.0 MiB and 420.0 MiB") ||
+		!strings.Contains(m, "on 1 thread and the default threads") || !strings.Contains(m, "about 2.3 s") {
 		t.Errorf("method %q", m)
+	}
+}
+
+// TestRoofsOf: one roof per level and thread count, the fastest of its
+// working sets, with the set that reached it and all those measured.
+func TestRoofsOf(t *testing.T) {
+	steps := bandwidthPlan([]CacheLevel{{1, 32 << 10}, {2, 1 << 20}}, []int{1, 0})
+	rates := make([]float64, len(steps))
+	for i := range rates {
+		rates[i] = float64(10 + i%3) // per thread count: L1 10, L2 11 and 12, DRAM 10 and 11
+	}
+	r := roofsOf(steps, rates)
+	if len(r) != 6 {
+		t.Fatalf("roofs %+v", r)
+	}
+	l2 := r[1]
+	if l2.Level != "L2" || l2.Threads != 1 || l2.BytesPerS != 12 || l2.WorkingSetBytes != steps[2].workingSet() ||
+		len(l2.WorkingSets) != 2 || l2.WorkingSets[0] != steps[1].workingSet() || l2.WorkingSets[1] != steps[2].workingSet() {
+		t.Errorf("L2 roof %+v", l2)
+	}
+	if r[3].Level != "L1" || r[3].Threads != 0 {
+		t.Errorf("default-thread roofs follow the one-thread ones: %+v", r[3])
 	}
 }
 
@@ -174,8 +199,8 @@ func TestRooflinePlacesNodesByLevel(t *testing.T) {
 		{"over L3 is DRAM", 0, move("d", 64<<20, 15e9), want{"DRAM", 0, 30e9, 0.5, ""}},
 		{"one-thread model uses one-thread roofs", 1, move("e", 512<<10, 30e9), want{"L2", 1, 60e9, 0.5, ""}},
 		{"short node above by the timer", 0, move("f", 24<<10, 240e9), want{"L1", 0, 120e9, 2, "profiler records whole microseconds"}},
-		{"above its thread count's roof", 1, move("g", 800<<10, 70e9), want{"L2", 1, 60e9, 70.0 / 60, "within the L2 roof on the default threads"}},
-		{"served from a closer cache", 0, move("h", 10<<20, 70e9), want{"L3", 0, 60e9, 70.0 / 60, "within the L2 roof on the default threads (80.00 GB/s): part of its bytes came from a closer cache"}},
+		{"one-thread model: no other thread count, a smaller working set", 1, move("g1", 480<<10, 80e9), want{"L2", 1, 60e9, 80.0 / 60, "its 480.0 KiB is under the smallest working set the L2 roof was measured at (512.0 KiB; the roof, 60.00 GB/s on 1 thread)"}},
+		{"served from a closer cache", 0, move("h", 20<<20, 70e9), want{"L3", 0, 60e9, 70.0 / 60, "within the L2 roof on the default threads (80.00 GB/s): part of its bytes came from a closer cache"}},
 		{"above every roof", 0, move("i", 200<<20, 300e9), want{"DRAM", 0, 30e9, 10, "above every measured roof (the fastest, L1 on the default threads, is 120.00 GB/s)"}},
 	}
 	for _, tt := range tests {
@@ -195,6 +220,21 @@ func TestRooflinePlacesNodesByLevel(t *testing.T) {
 		})
 	}
 
+	// A model on the default threads runs a node on one thread, whose
+	// roof at its level is the higher one.
+	one := levelPeaks()
+	one.Levels[2].BytesPerS = 120e9 // L2 on one thread
+	r0 := RooflineThreads(&report.Operators{Timeline: []report.NodeTiming{move("g", 800<<10, 100e9)}}, one, 0)
+	if op := r0.Ops[0]; op.Roof != "L2" || !strings.Contains(op.AboveRoof, "within the L2 roof on 1 thread (120.00 GB/s): ONNX Runtime splits only large tensors") {
+		t.Errorf("one-thread node of a multi-thread model: %s, %q", op.Roof, op.AboveRoof)
+	}
+	// The same node of a model run on one thread is compared with the
+	// one-thread roof, and is under it.
+	r0 = RooflineThreads(&report.Operators{Timeline: []report.NodeTiming{move("g", 800<<10, 100e9)}}, one, 1)
+	if op := r0.Ops[0]; op.AboveRoof != "" || op.RoofBytesPerS != 120e9 {
+		t.Errorf("one-thread model: %s at %g B/s, %q", op.Roof, op.RoofBytesPerS, op.AboveRoof)
+	}
+
 	// A machine whose L1 roof is held down by ONNX Runtime's cost per
 	// node: an L1 node faster than it, within the L2 roof, says so.
 	low := levelPeaks()
@@ -212,7 +252,7 @@ func TestRooflineOpTypeAcrossLevels(t *testing.T) {
 	ops := &report.Operators{Timeline: []report.NodeTiming{
 		move("l2", 512<<10, 40e9),   // 50% of the L2 roof
 		move("l3", 16<<20, 30e9),    // 50% of the L3 roof
-		move("fast", 10<<20, 70e9),  // above the L3 roof: a closer cache
+		move("fast", 20<<20, 70e9),  // above the L3 roof: a closer cache
 		move("tiny", 24<<10, 240e9), // above the L1 roof: the timer
 	}}
 	r := RooflineThreads(ops, levelPeaks(), 0)
@@ -267,6 +307,16 @@ func TestRooflineComputeAbove(t *testing.T) {
 	r := RooflineThreads(&report.Operators{Timeline: []report.NodeTiming{mm}}, p, 0)
 	if op := r.Ops[0]; op.Bound != BoundCompute || *op.RoofShare <= 1 || !strings.Contains(op.AboveRoof, "above the compute roof (10.00 GFLOP/s, measured)") {
 		t.Errorf("mm: bound %s share %v above %q", op.Bound, deref(op.RoofShare), op.AboveRoof)
+	}
+}
+
+// TestAboveKindsLabelled: every reason kind has its short form for the
+// op-type summaries.
+func TestAboveKindsLabelled(t *testing.T) {
+	for _, k := range []string{aboveTimer, aboveThreads, aboveCloser, aboveSmallRoof, aboveSmallerSet, aboveAll, aboveOneRoof, aboveCompute} {
+		if aboveLabels[k] == "" {
+			t.Errorf("reason %q has no label", k)
+		}
 	}
 }
 

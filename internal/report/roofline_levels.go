@@ -8,9 +8,12 @@ type BandwidthRoof struct {
 	Level string `json:"level"`
 	// CacheBytes is the size of one instance of the cache (0 for DRAM).
 	CacheBytes int64 `json:"cache_bytes,omitempty"`
-	// WorkingSetBytes is what the microbenchmark kept live: its input, and
-	// the intermediate tensors.
+	// WorkingSetBytes is the working set that reached BytesPerS: what the
+	// microbenchmark kept live (its input and intermediate tensors).
 	WorkingSetBytes int64 `json:"working_set_bytes"`
+	// WorkingSets are every working set measured for the level, smallest
+	// first; the roof is the fastest of them.
+	WorkingSets []int64 `json:"working_sets,omitempty"`
 	// Threads is the intra-op thread count it ran with; 0 is ONNX
 	// Runtime's default (one per physical core), as a model runs.
 	Threads int `json:"threads"`

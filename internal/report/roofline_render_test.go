@@ -61,14 +61,14 @@ func TestRooflineLevelsRender(t *testing.T) {
 	}
 	for _, want := range []string{
 		"bandwidth roofs per level (sysfs /sys/devices/system/cpu/cpu0/cache)",
-		"L1  32.0 KiB     16.0 KiB   90.00 GB/s", "L2   1.0 MiB    512.0 KiB", "DRAM         -    128.0 MiB", "1 thread  default threads",
+		"L1  32.0 KiB      16.0 KiB   90.00 GB/s", "L2   1.0 MiB     512.0 KiB", "DRAM         -     128.0 MiB", "1 thread  default threads",
 		"vs roof", "nodes above their roofs:",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
 	}
-	for _, want := range []string{"| level | cache | working set | 1 thread | default threads |", "| L2 | 1.0 MiB | 512.0 KiB | 500.00 MB/s | 600.00 MB/s |", "| vs roof |"} {
+	for _, want := range []string{"| level | cache | working sets | 1 thread | default threads |", "| L2 | 1.0 MiB | 512.0 KiB | 500.00 MB/s | 600.00 MB/s |", "| vs roof |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("Markdown lacks %q", want)
 		}

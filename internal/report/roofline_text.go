@@ -16,7 +16,7 @@ const TopAboveRoof = 10
 type roofLevel struct {
 	level      string
 	cacheBytes int64
-	workingSet int64
+	workingSet string
 	byThreads  map[int]float64
 }
 
@@ -32,7 +32,7 @@ func roofLevels(pk *Peaks) ([]roofLevel, []int) {
 		if !ok {
 			i = len(levels)
 			index[l.Level] = i
-			levels = append(levels, roofLevel{level: l.Level, cacheBytes: l.CacheBytes, workingSet: l.WorkingSetBytes, byThreads: map[int]float64{}})
+			levels = append(levels, roofLevel{level: l.Level, cacheBytes: l.CacheBytes, workingSet: setsText(l), byThreads: map[int]float64{}})
 		}
 		levels[i].byThreads[l.Threads] = l.BytesPerS
 		if !seen[l.Threads] {
@@ -77,7 +77,7 @@ func writeRoofsText(p *printer, pk *Peaks) {
 		return
 	}
 	tw := tabwriter.NewWriter(p.w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "    level\tcache\tworking set\t")
+	fmt.Fprintf(tw, "    level\tcache\tworking sets\t")
 	for _, t := range threads {
 		fmt.Fprintf(tw, "%s\t", threadsLabel(t))
 	}
@@ -87,7 +87,7 @@ func writeRoofsText(p *printer, pk *Peaks) {
 		if l.cacheBytes > 0 {
 			cache = bytesHuman(l.cacheBytes)
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t", l.level, cache, bytesHuman(l.workingSet))
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t", l.level, cache, l.workingSet)
 		for _, t := range threads {
 			if v, ok := l.byThreads[t]; ok {
 				fmt.Fprintf(tw, "%s\t", rate(v, "B/s"))
@@ -178,7 +178,7 @@ func mdRoofs(p *printer, pk *Peaks) {
 		return
 	}
 	levels, threads := roofLevels(pk)
-	p.f("| level | cache | working set |")
+	p.f("| level | cache | working sets |")
 	for _, t := range threads {
 		p.f(" %s |", threadsLabel(t))
 	}
@@ -188,7 +188,7 @@ func mdRoofs(p *printer, pk *Peaks) {
 		if l.cacheBytes > 0 {
 			cache = bytesHuman(l.cacheBytes)
 		}
-		p.f("| %s | %s | %s |", l.level, cache, bytesHuman(l.workingSet))
+		p.f("| %s | %s | %s |", l.level, cache, l.workingSet)
 		for _, t := range threads {
 			if v, ok := l.byThreads[t]; ok {
 				p.f(" %s |", rate(v, "B/s"))
@@ -217,4 +217,16 @@ func sizeText(n any) string {
 		return "-"
 	}
 	return bytesHuman(v)
+}
+
+// setsText lists the working sets a roof was measured at.
+func setsText(l BandwidthRoof) string {
+	if len(l.WorkingSets) == 0 {
+		return bytesHuman(l.WorkingSetBytes)
+	}
+	parts := make([]string, len(l.WorkingSets))
+	for i, w := range l.WorkingSets {
+		parts[i] = bytesHuman(w)
+	}
+	return strings.Join(parts, ", ")
 }
