@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -74,6 +75,26 @@ func TestAnalyzePeakSources(t *testing.T) {
 		a, _ = Analyze(context.Background(), rep, WithCacheDir(dir), WithPeakBandwidth(5e10))
 		if a.Peaks.BytesSource != SourceFlag || a.Peaks.FLOPsSource != SourceCache || a.Peaks.Ridge != 40 {
 			t.Errorf("mixed peaks = %+v", a.Peaks)
+		}
+	})
+	t.Run("cached levels", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := SavePeaks(dir, key, *levelPeaks()); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := Analyze(context.Background(), rep, WithCacheDir(dir))
+		if a.Peaks == nil || len(a.Peaks.Levels) != 8 || a.Peaks.BytesPerS != 30e9 {
+			t.Fatalf("peaks = %+v; notes %s", a.Peaks, notes(a))
+		}
+		for _, op := range a.Roofline.Ops {
+			if op.Roof == "" || op.Roof == LevelMemory || op.RoofThreads == nil {
+				t.Errorf("%s placed against %q", op.Name, op.Roof)
+			}
+		}
+		// --peak-bw is the one roof: the levels go, and a note says so.
+		a, _ = Analyze(context.Background(), rep, WithCacheDir(dir), WithPeakBandwidth(5e10))
+		if len(a.Peaks.Levels) != 0 || a.Roofline.Ops[0].Roof != LevelMemory || a.Roofline.Ops[0].RoofBytesPerS != 5e10 || !strings.Contains(notes(a), "--peak-bw replaces the measured per-level bandwidth roofs") {
+			t.Errorf("flag roof: %+v, op %+v; notes %s", a.Peaks, a.Roofline.Ops[0].RoofPlacement, notes(a))
 		}
 	})
 	t.Run("report", func(t *testing.T) {
@@ -183,11 +204,22 @@ func TestMeasurePeaksThroughAnalyze(t *testing.T) {
 	rep.Host = report.Host{CPUModel: cpuModel(), LogicalCPUs: runtime.NumCPU()}
 	rep.Runtime.ORTVersion = ort.GetVersion()
 	dir := t.TempDir()
+	key := MachineKey(rep.Host.CPUModel, rep.Host.LogicalCPUs, rep.Runtime.ORTVersion)
+	// A cache written before per-level roofs: one roof, measured again.
+	if err := os.MkdirAll(filepath.Dir(PeaksCachePath(dir, key)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(PeaksCachePath(dir, key), []byte(`{"flops_per_s":1e9,"bytes_per_s":1e9}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	// The caches of a fixture sysfs: L1 4 KiB, L2 16 KiB, L3 64 KiB.
 	a, err := Analyze(context.Background(), rep, WithCacheDir(dir), WithHostRoot("testdata/sysfs/tiny"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(notes(a), "the cached peaks had one bandwidth roof: measured the per-level roofs") {
+		t.Errorf("notes: %s", notes(a))
 	}
 	took := time.Since(start) // logged: how long is up to the machine (see TestFastestBounds)
 	p := a.Peaks
@@ -219,8 +251,7 @@ func TestMeasurePeaksThroughAnalyze(t *testing.T) {
 	if p.FLOPsPerS < 1e8 || p.FLOPsPerS > 1e14 || p.BytesPerS < 1e8 || p.BytesPerS > 1e13 {
 		t.Errorf("implausible peaks %+v", p)
 	}
-	key := MachineKey(rep.Host.CPUModel, rep.Host.LogicalCPUs, rep.Runtime.ORTVersion)
-	if c, err := LoadPeaks(dir, key); err != nil || c.BytesPerS != p.BytesPerS {
+	if c, err := LoadPeaks(dir, key); err != nil || c.BytesPerS != p.BytesPerS || len(c.Levels) != len(p.Levels) {
 		t.Errorf("cache: %+v, %v", c, err)
 	}
 	// The second analysis reads the cache instead of measuring.
