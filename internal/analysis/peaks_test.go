@@ -162,3 +162,23 @@ func TestPeaksCacheLevels(t *testing.T) {
 		t.Errorf("bad level: %v", err)
 	}
 }
+
+// TestMeasurePeaksWithoutCacheSizes: on a machine whose sysfs does not
+// describe its caches (a fixture root without them), the microbenchmark
+// measures one DRAM-sized roof and the peaks say why there are no levels.
+func TestMeasurePeaksWithoutCacheSizes(t *testing.T) {
+	testenv.RequireORT(t)
+	p, err := MeasurePeaks(context.Background(), WithHostRoot("testdata/sysfs/nocache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Levels) != 0 || p.BytesPerS <= 0 || p.Ridge != p.FLOPsPerS/p.BytesPerS ||
+		!strings.Contains(p.Caches, "cache sizes unknown (no cache description in testdata/sysfs/nocache/sys/devices/system/cpu/cpu0/cache): one bandwidth roof") ||
+		!strings.Contains(p.Method, "at working sets DRAM 64.0 MiB, on the default threads") {
+		t.Errorf("peaks %+v", p)
+	}
+	r := Roofline(&report.Operators{Timeline: []report.NodeTiming{move("a", 1<<20, 1e6)}}, &p)
+	if op := r.Ops[0]; op.Roof != LevelMemory || op.RoofBytesPerS != p.BytesPerS {
+		t.Errorf("placed against %q at %g B/s, want the one roof", op.Roof, op.RoofBytesPerS)
+	}
+}
