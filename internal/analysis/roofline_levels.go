@@ -160,7 +160,7 @@ func (s roofSet) explain(p report.RooflinePoint, dur float64, roof report.Bandwi
 	if !s.levels || roof.Level == LevelMemory {
 		why := "the bandwidth was given by --peak-bw"
 		if s.peaks.BytesSource != SourceFlag {
-			why = orText(s.peaks.Caches, "the cache sizes are unknown")
+			why = orText(s.peaks.Caches, "these peaks were measured before ortel measured a roof per cache level; --remeasure-peaks measures them")
 		}
 		return aboveReason{aboveOneRoof, fmt.Sprintf("above the one bandwidth roof (%s): its %s likely came from a cache, whose roof is not measured (%s)",
 			rateStr(s.peaks.BytesPerS, "B/s"), bytesStr(p.Bytes), why)}
