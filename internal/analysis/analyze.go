@@ -31,6 +31,9 @@ func Analyze(ctx context.Context, rep *report.Report, opts ...Option) (*report.A
 	a.Peaks = peaks
 	threads := rep.Config.IntraOpThreads
 	a.Roofline = RooflineThreads(rep.Operators, peaks, threads)
+	if threads > 1 && peaks != nil && len(peaks.Levels) > 0 {
+		a.Notes = append(a.Notes, fmt.Sprintf("the model ran on %d intra-op threads: its nodes are compared with the bandwidth roofs measured on ONNX Runtime's default threads (the microbenchmark measures 1 thread and the default)", threads))
+	}
 	if peaks != nil && a.Roofline != nil {
 		if rate, node := fastestCompute(a.Roofline); rate > peaks.FLOPsPerS {
 			if peaks.FLOPsSource == SourceFlag {

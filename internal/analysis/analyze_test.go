@@ -91,6 +91,14 @@ func TestAnalyzePeakSources(t *testing.T) {
 				t.Errorf("%s placed against %q", op.Name, op.Roof)
 			}
 		}
+		// A model on an explicit thread count other than one is compared
+		// with the default-thread roofs, and a note says so.
+		r3 := fixtureReport()
+		r3.Config.IntraOpThreads = 3
+		a3, _ := Analyze(context.Background(), r3, WithCacheDir(dir))
+		if op := a3.Roofline.Ops[0]; op.RoofThreads == nil || *op.RoofThreads != 0 || !strings.Contains(notes(a3), "the model ran on 3 intra-op threads") {
+			t.Errorf("3 threads: %+v; notes %s", op.RoofPlacement, notes(a3))
+		}
 		// --peak-bw is the one roof: the levels go, and a note says so.
 		a, _ = Analyze(context.Background(), rep, WithCacheDir(dir), WithPeakBandwidth(5e10))
 		if len(a.Peaks.Levels) != 0 || a.Roofline.Ops[0].Roof != LevelMemory || a.Roofline.Ops[0].RoofBytesPerS != 5e10 || !strings.Contains(notes(a), "--peak-bw replaces the measured per-level bandwidth roofs") {
