@@ -61,7 +61,7 @@ func TestRooflineLevelsRender(t *testing.T) {
 	}
 	for _, want := range []string{
 		"bandwidth roofs per level (sysfs /sys/devices/system/cpu/cpu0/cache)",
-		"L1  32.0 KiB      16.0 KiB   90.00 GB/s", "L2   1.0 MiB     512.0 KiB", "DRAM         -     128.0 MiB", "1 thread  default threads",
+		"L1     32.0 KiB      16.0 KiB   90.00 GB/s", "L2      1.0 MiB     512.0 KiB", "DRAM          -     128.0 MiB", "1 thread  default threads",
 		"vs roof", "nodes above their roofs:",
 	} {
 		if !strings.Contains(text.String(), want) {

@@ -77,7 +77,7 @@ func writeRoofsText(p *printer, pk *Peaks) {
 		return
 	}
 	tw := tabwriter.NewWriter(p.w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "    level\tcache\tworking sets\t")
+	fmt.Fprintf(tw, "    %-5s\tcache\tworking sets\t", "level")
 	for _, t := range threads {
 		fmt.Fprintf(tw, "%s\t", threadsLabel(t))
 	}
@@ -87,7 +87,7 @@ func writeRoofsText(p *printer, pk *Peaks) {
 		if l.cacheBytes > 0 {
 			cache = bytesHuman(l.cacheBytes)
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t", l.level, cache, l.workingSet)
+		fmt.Fprintf(tw, "    %-5s\t%s\t%s\t", l.level, cache, l.workingSet) // padded: the level reads left-aligned
 		for _, t := range threads {
 			if v, ok := l.byThreads[t]; ok {
 				fmt.Fprintf(tw, "%s\t", rate(v, "B/s"))
