@@ -14,8 +14,9 @@ import (
 
 // analysisFlagsUsage documents analysisFlags for a command's usage text.
 const analysisFlagsUsage = `  --peak-flops RATE    machine peak FLOP/s, e.g. 150G (default: measured once
-                       per machine by a ~1.5 s ONNX Runtime microbenchmark, cached)
-  --peak-bw RATE       machine peak memory bandwidth in bytes/s, e.g. 20G (default: measured)
+                       per machine by a ~2.5 s ONNX Runtime microbenchmark, cached)
+  --peak-bw RATE       machine peak memory bandwidth in bytes/s, e.g. 20G (default:
+                       measured per cache level and DRAM; a value is the one roof)
   --remeasure-peaks    run the peak microbenchmark again (the cache keeps the highest)
   --grid-intensity G   grid carbon intensity in gCO2e/kWh (default: ORTEL_GRID_INTENSITY,
                        else 480, the 2023 world average from Ember's Global Electricity Review 2024)

@@ -29,7 +29,11 @@ func Analyze(ctx context.Context, rep *report.Report, opts ...Option) (*report.A
 		return nil, err
 	}
 	a.Peaks = peaks
-	a.Roofline = Roofline(rep.Operators, peaks)
+	threads := rep.Config.IntraOpThreads
+	a.Roofline = RooflineThreads(rep.Operators, peaks, threads)
+	if threads > 1 && peaks != nil && len(peaks.Levels) > 0 {
+		a.Notes = append(a.Notes, fmt.Sprintf("the model ran on %d intra-op threads: its nodes are compared with the bandwidth roofs measured on ONNX Runtime's default threads (the microbenchmark measures 1 thread and the default)", threads))
+	}
 	if peaks != nil && a.Roofline != nil {
 		if rate, node := fastestCompute(a.Roofline); rate > peaks.FLOPsPerS {
 			if peaks.FLOPsSource == SourceFlag {
@@ -41,7 +45,7 @@ func Analyze(ctx context.Context, rep *report.Report, opts ...Option) (*report.A
 				a.Notes = append(a.Notes, fmt.Sprintf("compute roof raised from the microbenchmark's %.1f GFLOP/s to %.1f GFLOP/s, which node %s reached in the profiled run (the machine was likely busy during the microbenchmark; rerun with --remeasure-peaks on an idle machine)", peaks.FLOPsPerS/1e9, rate/1e9, node))
 				peaks.FLOPsPerS, peaks.FLOPsSource = rate, SourceProfile
 				peaks.Ridge = peaks.FLOPsPerS / peaks.BytesPerS
-				a.Roofline = Roofline(rep.Operators, peaks)
+				a.Roofline = RooflineThreads(rep.Operators, peaks, threads)
 			}
 		}
 	}
@@ -83,6 +87,10 @@ func resolvePeaks(ctx context.Context, rep *report.Report, cfg *config, a *repor
 		}
 		if cfg.peakBytes > 0 {
 			p.BytesPerS, p.BytesSource = cfg.peakBytes, SourceFlag
+			if len(p.Levels) > 0 {
+				a.Notes = append(a.Notes, "--peak-bw replaces the measured per-level bandwidth roofs: every node is compared with its one roof")
+			}
+			p.Levels = nil
 		}
 	}
 	if p == nil || p.FLOPsPerS <= 0 || p.BytesPerS <= 0 {
@@ -104,6 +112,14 @@ func basePeaks(ctx context.Context, rep *report.Report, cfg *config, key string,
 		return &p
 	}
 	if p, err := LoadPeaks(cfg.cacheDir, key); err == nil {
+		if len(p.Levels) == 0 && p.Caches == "" && cfg.measure {
+			// Cached before per-level roofs existed: measure them when
+			// this is the machine, else keep the one roof.
+			if m := measurePeaks(ctx, cfg, key, &report.Analysis{}); m != nil {
+				a.Notes = append(a.Notes, "the cached peaks had one bandwidth roof: measured the per-level roofs")
+				return m
+			}
+		}
 		return &p
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		a.Notes = append(a.Notes, err.Error()+"; measuring again")
@@ -127,7 +143,7 @@ func measurePeaks(ctx context.Context, cfg *config, key string, a *report.Analys
 		return nil
 	}
 	cfg.progressf("measuring machine peaks (once per machine; cached in %s)", PeaksCachePath(cfg.cacheDir, key))
-	p, err := MeasurePeaks(ctx)
+	p, err := MeasurePeaks(ctx, WithHostRoot(cfg.hostRoot))
 	if err != nil {
 		if ctx.Err() == nil {
 			a.Notes = append(a.Notes, "no roofline classification: "+err.Error())
@@ -139,7 +155,7 @@ func measurePeaks(ctx context.Context, cfg *config, key string, a *report.Analys
 		a.Notes = append(a.Notes, "peaks not cached: "+err.Error())
 	} else if c, err := LoadPeaks(cfg.cacheDir, key); err == nil {
 		// The cache keeps the highest measurement of this machine.
-		p.FLOPsPerS, p.BytesPerS = c.FLOPsPerS, c.BytesPerS
+		p.FLOPsPerS, p.BytesPerS, p.Levels = c.FLOPsPerS, c.BytesPerS, c.Levels
 	}
 	p.Ridge = p.FLOPsPerS / p.BytesPerS
 	return &p

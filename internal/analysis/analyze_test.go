@@ -3,7 +3,9 @@ package analysis
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +75,34 @@ func TestAnalyzePeakSources(t *testing.T) {
 		a, _ = Analyze(context.Background(), rep, WithCacheDir(dir), WithPeakBandwidth(5e10))
 		if a.Peaks.BytesSource != SourceFlag || a.Peaks.FLOPsSource != SourceCache || a.Peaks.Ridge != 40 {
 			t.Errorf("mixed peaks = %+v", a.Peaks)
+		}
+	})
+	t.Run("cached levels", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := SavePeaks(dir, key, *levelPeaks()); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := Analyze(context.Background(), rep, WithCacheDir(dir))
+		if a.Peaks == nil || len(a.Peaks.Levels) != 8 || a.Peaks.BytesPerS != 30e9 {
+			t.Fatalf("peaks = %+v; notes %s", a.Peaks, notes(a))
+		}
+		for _, op := range a.Roofline.Ops {
+			if op.Roof == "" || op.Roof == LevelMemory || op.RoofThreads == nil {
+				t.Errorf("%s placed against %q", op.Name, op.Roof)
+			}
+		}
+		// A model on an explicit thread count other than one is compared
+		// with the default-thread roofs, and a note says so.
+		r3 := fixtureReport()
+		r3.Config.IntraOpThreads = 3
+		a3, _ := Analyze(context.Background(), r3, WithCacheDir(dir))
+		if op := a3.Roofline.Ops[0]; op.RoofThreads == nil || *op.RoofThreads != 0 || !strings.Contains(notes(a3), "the model ran on 3 intra-op threads") {
+			t.Errorf("3 threads: %+v; notes %s", op.RoofPlacement, notes(a3))
+		}
+		// --peak-bw is the one roof: the levels go, and a note says so.
+		a, _ = Analyze(context.Background(), rep, WithCacheDir(dir), WithPeakBandwidth(5e10))
+		if len(a.Peaks.Levels) != 0 || a.Roofline.Ops[0].Roof != LevelMemory || a.Roofline.Ops[0].RoofBytesPerS != 5e10 || !strings.Contains(notes(a), "--peak-bw replaces the measured per-level bandwidth roofs") {
+			t.Errorf("flag roof: %+v, op %+v; notes %s", a.Peaks, a.Roofline.Ops[0].RoofPlacement, notes(a))
 		}
 	})
 	t.Run("report", func(t *testing.T) {
@@ -182,23 +212,54 @@ func TestMeasurePeaksThroughAnalyze(t *testing.T) {
 	rep.Host = report.Host{CPUModel: cpuModel(), LogicalCPUs: runtime.NumCPU()}
 	rep.Runtime.ORTVersion = ort.GetVersion()
 	dir := t.TempDir()
+	key := MachineKey(rep.Host.CPUModel, rep.Host.LogicalCPUs, rep.Runtime.ORTVersion)
+	// A cache written before per-level roofs: one roof, measured again.
+	if err := os.MkdirAll(filepath.Dir(PeaksCachePath(dir, key)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(PeaksCachePath(dir, key), []byte(`{"flops_per_s":1e9,"bytes_per_s":1e9}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
-	a, err := Analyze(context.Background(), rep, WithCacheDir(dir))
+	// The caches of a fixture sysfs: L1 4 KiB, L2 16 KiB, L3 64 KiB.
+	a, err := Analyze(context.Background(), rep, WithCacheDir(dir), WithHostRoot("testdata/sysfs/tiny"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(notes(a), "the cached peaks had one bandwidth roof: measured the per-level roofs") {
+		t.Errorf("notes: %s", notes(a))
+	}
 	took := time.Since(start) // logged: how long is up to the machine (see TestFastestBounds)
 	p := a.Peaks
-	if p == nil || p.BytesSource != SourceMeasured || p.MeasuredAt == nil || p.Method != PeakMethod {
+	if p == nil || p.BytesSource != SourceMeasured || p.MeasuredAt == nil || !strings.Contains(p.Method, "working sets L1 2.0 KiB, L2 8.0 KiB, L3 32.0 KiB, DRAM 128.0 KiB and 64.0 MiB") {
 		t.Fatalf("peaks %+v; notes %s", p, notes(a))
+	}
+	// One roof per level and thread count, at half of each cache.
+	threads := 2
+	if runtime.NumCPU() == 1 {
+		threads = 1
+	}
+	if len(p.Levels) != 4*threads || !strings.Contains(p.Caches, "testdata/sysfs/tiny") {
+		t.Fatalf("levels %+v, caches %q", p.Levels, p.Caches)
+	}
+	for _, l := range p.Levels {
+		want := map[string][]int64{"L1": {2 << 10}, "L2": {8 << 10}, "L3": {32 << 10}, "DRAM": {128 << 10, 64 << 20}}[l.Level]
+		if l.BytesPerS <= 0 || len(l.WorkingSets) != len(want) || !slices.Contains(l.WorkingSets, l.WorkingSetBytes) {
+			t.Errorf("roof %+v: want working sets %v", l, want)
+		}
+		for i, w := range want {
+			if i < len(l.WorkingSets) && (l.WorkingSets[i] > w || l.WorkingSets[i] < w-12) {
+				t.Errorf("roof %+v: working set %d, want %d", l, l.WorkingSets[i], w)
+			}
+		}
+		t.Logf("%s roof on %d threads (0: default): %.2f GB/s at %d bytes of %v", l.Level, l.Threads, l.BytesPerS/1e9, l.WorkingSetBytes, l.WorkingSets)
 	}
 	t.Logf("peaks: %.1f GFLOP/s (%s), %.2f GB/s, ridge %.2f FLOP/B, analysis took %s", p.FLOPsPerS/1e9, p.FLOPsSource, p.BytesPerS/1e9, p.Ridge, took)
 	// Sanity bounds of any CPU ONNX Runtime runs on: 0.1 GFLOP/s..100 TFLOP/s, 0.1..10000 GB/s.
 	if p.FLOPsPerS < 1e8 || p.FLOPsPerS > 1e14 || p.BytesPerS < 1e8 || p.BytesPerS > 1e13 {
 		t.Errorf("implausible peaks %+v", p)
 	}
-	key := MachineKey(rep.Host.CPUModel, rep.Host.LogicalCPUs, rep.Runtime.ORTVersion)
-	if c, err := LoadPeaks(dir, key); err != nil || c.BytesPerS != p.BytesPerS {
+	if c, err := LoadPeaks(dir, key); err != nil || c.BytesPerS != p.BytesPerS || len(c.Levels) != len(p.Levels) {
 		t.Errorf("cache: %+v, %v", c, err)
 	}
 	// The second analysis reads the cache instead of measuring.

@@ -32,6 +32,7 @@ type config struct {
 	peakFLOPs, peakBytes float64
 	measure, remeasure   bool
 	cacheDir             string
+	hostRoot             string
 	gridIntensity        float64
 	gridSource           string
 	progress             io.Writer
@@ -61,6 +62,9 @@ func newConfig(opts []Option) *config {
 	}
 	for _, o := range opts {
 		o.apply(c)
+	}
+	if c.hostRoot == "" {
+		c.hostRoot = "/"
 	}
 	if c.cacheDir == "" {
 		c.cacheDir = ortenv.CacheDir()

@@ -11,9 +11,14 @@
 //     machine's peaks: arithmetic intensity, achieved FLOP/s and bytes/s,
 //     compute- or memory-bound, share of its roof.
 //   - Peaks: MeasurePeaks runs a short microbenchmark through ONNX Runtime
-//     itself on models from package onnxgen (a MatMul for FLOP/s, an
-//     element-wise Add for bytes/s), cached per machine under the project
-//     cache (peaks/<machine key>.json); flags override it.
+//     itself on models from package onnxgen (a MatMul for FLOP/s;
+//     element-wise chains for a bandwidth roof per memory level, at working
+//     sets that fit each cache of CPU 0, read from sysfs by
+//     ReadCacheLevels, and beyond the last cache for DRAM, on one thread
+//     and the default threads), cached per machine under the project cache
+//     (peaks/<machine key>.json); flags override it. RooflineThreads
+//     compares each node with the roof of the smallest level its bytes fit
+//     in, and says why when a node is above it.
 //   - Execution providers: Placement places the profiled run's nodes on
 //     their providers (nodes and time per provider), lists the nodes that
 //     fell back to the CPU while another provider was requested (by op

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,5 +107,78 @@ func TestFastestBounds(t *testing.T) {
 	bad := errors.New("run failed")
 	if _, err := fastest(context.Background(), budget, func() error { return bad }, now); !errors.Is(err, bad) {
 		t.Errorf("failing run: %v, want %v", err, bad)
+	}
+}
+
+// TestPeaksCacheLevels: the cache keeps each level's highest roof, its
+// working set and thread count, and the one roof (BytesPerS) follows the
+// DRAM roof on the default threads; a cache written before levels existed
+// loads with none.
+func TestPeaksCacheLevels(t *testing.T) {
+	dir := t.TempDir()
+	key := "fixture"
+	first := *levelPeaks()
+	if err := SavePeaks(dir, key, first); err != nil {
+		t.Fatal(err)
+	}
+	second := *levelPeaks()
+	second.Levels = append([]report.BandwidthRoof(nil), second.Levels...)
+	for i := range second.Levels {
+		second.Levels[i].BytesPerS /= 2
+	}
+	second.Levels[0].BytesPerS = 500e9 // L1 on one thread: higher this time
+	second.Levels[7].BytesPerS = 45e9  // DRAM on the default threads: higher too
+	finishLevels(&second)
+	if err := SavePeaks(dir, key, second); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadPeaks(dir, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Levels) != 8 || got.Caches != "sysfs fixture" {
+		t.Fatalf("levels %+v, caches %q", got.Levels, got.Caches)
+	}
+	for i, l := range got.Levels {
+		want := max(first.Levels[i].BytesPerS, second.Levels[i].BytesPerS)
+		if l.BytesPerS != want || l.Level != first.Levels[i].Level || l.Threads != first.Levels[i].Threads || l.WorkingSetBytes != first.Levels[i].WorkingSetBytes {
+			t.Errorf("level %d = %+v, want %s on %d threads at %g B/s", i, l, first.Levels[i].Level, first.Levels[i].Threads, want)
+		}
+	}
+	if got.BytesPerS != 45e9 {
+		t.Errorf("one roof %g, want the DRAM roof on the default threads, 45e9", got.BytesPerS)
+	}
+	// An old cache file: one roof, no levels.
+	if err := os.WriteFile(PeaksCachePath(dir, "old"), []byte(`{"flops_per_s":1e11,"bytes_per_s":2e10}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if old, err := LoadPeaks(dir, "old"); err != nil || len(old.Levels) != 0 || old.BytesPerS != 2e10 {
+		t.Errorf("old cache: %+v, %v", old, err)
+	}
+	if err := os.WriteFile(PeaksCachePath(dir, "bad"), []byte(`{"flops_per_s":1e11,"bytes_per_s":2e10,"levels":[{"level":"L1","working_set_bytes":0,"bytes_per_s":1}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPeaks(dir, "bad"); err == nil || !strings.Contains(err.Error(), "L1 roof") {
+		t.Errorf("bad level: %v", err)
+	}
+}
+
+// TestMeasurePeaksWithoutCacheSizes: on a machine whose sysfs does not
+// describe its caches (a fixture root without them), the microbenchmark
+// measures one DRAM-sized roof and the peaks say why there are no levels.
+func TestMeasurePeaksWithoutCacheSizes(t *testing.T) {
+	testenv.RequireORT(t)
+	p, err := MeasurePeaks(context.Background(), WithHostRoot("testdata/sysfs/nocache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Levels) != 0 || p.BytesPerS <= 0 || p.Ridge != p.FLOPsPerS/p.BytesPerS ||
+		!strings.Contains(p.Caches, "cache sizes unknown (no cache description in testdata/sysfs/nocache/sys/devices/system/cpu/cpu0/cache): one bandwidth roof") ||
+		!strings.Contains(p.Method, "at working sets DRAM 64.0 MiB, on the default threads") {
+		t.Errorf("peaks %+v", p)
+	}
+	r := Roofline(&report.Operators{Timeline: []report.NodeTiming{move("a", 1<<20, 1e6)}}, &p)
+	if op := r.Ops[0]; op.Roof != LevelMemory || op.RoofBytesPerS != p.BytesPerS {
+		t.Errorf("placed against %q at %g B/s, want the one roof", op.Roof, op.RoofBytesPerS)
 	}
 }

@@ -14,15 +14,27 @@ const (
 )
 
 // Roofline computes the per-operator roofline of the profiled run in ops
-// (its Timeline): each operator's FLOPs (OperatorFLOPs), bytes (activation
-// + parameter + output sizes), arithmetic intensity, achieved FLOP/s and
-// bytes/s, and, when peaks is not nil, whether it is compute- or
-// memory-bound and which share of its roof it reached. It returns nil when
-// ops has no timeline.
+// (its Timeline) for a model run on ONNX Runtime's default thread count;
+// see RooflineThreads.
 func Roofline(ops *report.Operators, peaks *report.Peaks) *report.Roofline {
+	return RooflineThreads(ops, peaks, 0)
+}
+
+// RooflineThreads computes the per-operator roofline of the profiled run in
+// ops (its Timeline), for a model that ran on threads intra-op threads (0:
+// ONNX Runtime's default): each operator's FLOPs (OperatorFLOPs), bytes
+// (activation + parameter + output sizes), arithmetic intensity, achieved
+// FLOP/s and bytes/s and, when peaks is not nil, the bandwidth roof it is
+// compared with (the smallest memory level of peaks.Levels its bytes fit
+// in, measured on the model's thread count; peaks.BytesPerS when there are
+// no levels), whether it is compute- or memory-bound under that roof, which
+// share of its roof it reached and, when above it, why (AboveRoof). It
+// returns nil when ops has no timeline.
+func RooflineThreads(ops *report.Operators, peaks *report.Peaks, threads int) *report.Roofline {
 	if ops == nil || len(ops.Timeline) == 0 {
 		return nil
 	}
+	roofs := newRoofSet(peaks, threads)
 	r := &report.Roofline{Nodes: len(ops.Timeline), Ops: make([]report.RooflineOp, 0, len(ops.Timeline))}
 	type agg struct {
 		t          report.RooflineOpType
@@ -30,6 +42,12 @@ func Roofline(ops *report.Operators, peaks *report.Peaks) *report.Roofline {
 		knownBytes float64
 		knownTime  float64
 		known      int
+		// placed: the nodes with a roof share; ideal is the time they
+		// would take at their roofs; boundTime the placed time per bound.
+		placedTime, ideal float64
+		boundTime         map[string]float64
+		roofs             []report.BandwidthRoof
+		above             []aboveReason
 	}
 	byType := map[[2]string]*agg{}
 	var order [][2]string
@@ -50,7 +68,19 @@ func Roofline(ops *report.Operators, peaks *report.Peaks) *report.Roofline {
 			op.Unknown = w.Reason
 			unknownTypes[n.OpType] = true
 		}
-		op.RooflinePoint = point(f, bytes, self, self, peaks)
+		roof, hasRoof := roofs.roofFor(bytes)
+		op.RooflinePoint = point(f, bytes, self, roofs.flops(), roof.BytesPerS)
+		var why aboveReason
+		if hasRoof {
+			op.Roof, op.RoofBytesPerS = roof.Level, roof.BytesPerS
+			if roofs.levels {
+				op.RoofThreads = intPtr(roof.Threads)
+			}
+			if op.RoofShare != nil && *op.RoofShare > 1 {
+				why = roofs.explain(op.RooflinePoint, self, roof)
+				op.AboveRoof = why.text
+			}
+		}
 		r.Ops = append(r.Ops, op)
 		r.TimeS += self
 		r.Bytes += bytes
@@ -58,7 +88,7 @@ func Roofline(ops *report.Operators, peaks *report.Peaks) *report.Roofline {
 		key := [2]string{n.OpType, n.Provider}
 		a := byType[key]
 		if a == nil {
-			a = &agg{t: report.RooflineOpType{OpType: n.OpType, Provider: n.Provider}}
+			a = &agg{t: report.RooflineOpType{OpType: n.OpType, Provider: n.Provider}, boundTime: map[string]float64{}}
 			byType[key] = a
 			order = append(order, key)
 		}
@@ -72,6 +102,17 @@ func Roofline(ops *report.Operators, peaks *report.Peaks) *report.Roofline {
 			a.knownTime += self
 		} else {
 			a.t.UnknownNodes++
+		}
+		if hasRoof {
+			a.roofs = append(a.roofs, roof)
+		}
+		if op.RoofShare != nil {
+			a.placedTime += self
+			a.ideal += self * *op.RoofShare
+			a.boundTime[op.Bound] += self
+		}
+		if why.kind != "" {
+			a.above = append(a.above, why)
 		}
 	}
 	if r.TimeS > 0 {
@@ -87,28 +128,42 @@ func Roofline(ops *report.Operators, peaks *report.Peaks) *report.Roofline {
 		if r.TimeS > 0 {
 			t.Share = t.TimeS / r.TimeS
 		}
-		if a.known > 0 {
-			p := point(ptr(a.knownFLOPs), a.knownBytes, a.knownTime, a.knownTime, peaks)
-			p.Bytes = t.Bytes
-			if t.TimeS > 0 {
-				p.BytesPerS = t.Bytes / t.TimeS
-			}
-			t.RooflinePoint = p
-		} else {
-			t.RooflinePoint = point(nil, t.Bytes, t.TimeS, t.TimeS, peaks)
+		p := report.RooflinePoint{Bytes: t.Bytes, Bound: BoundUnknown}
+		if t.TimeS > 0 {
+			p.BytesPerS = t.Bytes / t.TimeS
 		}
+		if a.known > 0 {
+			p.FLOPs = ptr(a.knownFLOPs)
+			if a.knownBytes > 0 {
+				p.Intensity = ptr(a.knownFLOPs / a.knownBytes)
+			}
+			if a.knownTime > 0 {
+				p.FLOPsPerS = ptr(a.knownFLOPs / a.knownTime)
+			}
+		}
+		if a.placedTime > 0 {
+			// The time the placed nodes would take at their roofs over the
+			// time they took: a node's share weighted by its time.
+			p.RoofShare = ptr(a.ideal / a.placedTime)
+			p.Bound = majorityBound(a.boundTime)
+		}
+		p.RoofPlacement = typePlacement(a.roofs)
+		if len(a.above) > 0 {
+			p.AboveRoof = summarizeAbove(a.above, a.t.Nodes)
+		}
+		t.RooflinePoint = p
 		r.ByOpType = append(r.ByOpType, t)
 	}
 	sort.SliceStable(r.ByOpType, func(i, j int) bool { return r.ByOpType[i].TimeS > r.ByOpType[j].TimeS })
 	return r
 }
 
-// point places work on the roofline. flopTime is the time the FLOPs took,
-// byteTime the time the bytes took (the same for one operator).
-func point(flops *float64, bytes, flopTime, byteTime float64, peaks *report.Peaks) report.RooflinePoint {
+// point places work that took dur on the roofline under a compute roof of
+// peakFLOPs and a bandwidth roof of roofBW (no roof when either is zero).
+func point(flops *float64, bytes, dur, peakFLOPs, roofBW float64) report.RooflinePoint {
 	p := report.RooflinePoint{FLOPs: flops, Bytes: bytes, Bound: BoundUnknown}
-	if byteTime > 0 {
-		p.BytesPerS = bytes / byteTime
+	if dur > 0 {
+		p.BytesPerS = bytes / dur
 	}
 	if flops == nil {
 		return p
@@ -116,32 +171,31 @@ func point(flops *float64, bytes, flopTime, byteTime float64, peaks *report.Peak
 	if bytes > 0 {
 		p.Intensity = ptr(*flops / bytes)
 	}
-	if flopTime > 0 {
-		p.FLOPsPerS = ptr(*flops / flopTime)
+	if dur > 0 {
+		p.FLOPsPerS = ptr(*flops / dur)
 	}
-	if peaks == nil || peaks.FLOPsPerS <= 0 || peaks.BytesPerS <= 0 {
+	if peakFLOPs <= 0 || roofBW <= 0 {
 		return p
 	}
 	switch {
 	case *flops == 0:
 		// Pure data movement: only the bandwidth roof applies.
 		p.Bound = BoundMemory
-		if byteTime > 0 {
-			p.RoofShare = ptr(p.BytesPerS / peaks.BytesPerS)
+		if dur > 0 {
+			p.RoofShare = ptr(p.BytesPerS / roofBW)
 		}
 	case p.Intensity == nil:
 		// FLOPs without recorded bytes: only the compute roof is known.
 		p.Bound = BoundCompute
 		if p.FLOPsPerS != nil {
-			p.RoofShare = ptr(*p.FLOPsPerS / peaks.FLOPsPerS)
+			p.RoofShare = ptr(*p.FLOPsPerS / peakFLOPs)
 		}
 	default:
-		ridge := peaks.FLOPsPerS / peaks.BytesPerS
-		roof := peaks.FLOPsPerS
+		roof := peakFLOPs
 		p.Bound = BoundCompute
-		if *p.Intensity < ridge {
+		if *p.Intensity < peakFLOPs/roofBW {
 			p.Bound = BoundMemory
-			roof = *p.Intensity * peaks.BytesPerS
+			roof = *p.Intensity * roofBW
 		}
 		if p.FLOPsPerS != nil && roof > 0 {
 			p.RoofShare = ptr(*p.FLOPsPerS / roof)
@@ -157,3 +211,5 @@ func Attainable(p report.Peaks, intensity float64) float64 {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+func intPtr(v int) *int { return &v }

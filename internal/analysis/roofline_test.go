@@ -150,6 +150,20 @@ func TestRooflineClassifiesRealProfiles(t *testing.T) {
 			t.Errorf("%s intensity %v, want 1/8 (1 FLOP per 4-byte read and 4-byte write)", op.Name, deref(op.Intensity))
 		}
 	}
+	// Under roofs far below what they reached, every node of the real
+	// profile is above its roof, and each says why.
+	slow := levelPeaks()
+	for i := range slow.Levels {
+		slow.Levels[i].BytesPerS = 1e6
+	}
+	finishLevels(slow)
+	rs := RooflineThreads(ew.Operators, slow, 0)
+	for _, op := range rs.Ops {
+		if op.RoofShare == nil || *op.RoofShare <= 1 || op.Roof == "" {
+			t.Errorf("%s: roof %s, share %v; want above a 1 MB/s roof", op.Name, op.Roof, deref(op.RoofShare))
+		}
+	}
+	checkAboveExplained(t, rs)
 	// The same classification as measured by their aggregate.
 	for _, ty := range re.ByOpType {
 		if ty.Bound != BoundMemory {

@@ -48,6 +48,13 @@ type Peaks struct {
 	MeasuredAt *time.Time `json:"measured_at,omitempty"`
 	// Method describes the microbenchmark.
 	Method string `json:"method,omitempty"`
+	// Levels are the bandwidth roofs per memory level (L1, L2, L3, DRAM),
+	// each measured at a working set that fits the level; absent when the
+	// cache sizes could not be read or the bandwidth came from a flag
+	// (then BytesPerS is the only roof). See roofline_levels.go.
+	Levels []BandwidthRoof `json:"levels,omitempty"`
+	// Caches says where the cache sizes came from, or why there are none.
+	Caches string `json:"caches,omitempty"`
 }
 
 // Roofline is the per-operator roofline of one profiled run: the operators
@@ -90,15 +97,16 @@ type RooflinePoint struct {
 	FLOPsPerS *float64 `json:"flops_per_s"`
 	// BytesPerS is the achieved traffic, Bytes / duration.
 	BytesPerS float64 `json:"bytes_per_s"`
-	// Bound is "compute" (intensity at or above the ridge), "memory"
-	// (below it, including pure data movement) or "unknown" (FLOPs or
-	// peaks unknown).
+	// Bound is "compute" (intensity at or above the ridge of its roof:
+	// peak FLOP/s over the roof's bytes/s), "memory" (below it, including
+	// pure data movement) or "unknown" (FLOPs or peaks unknown).
 	Bound string `json:"bound"`
 	// RoofShare is the achieved rate over the attainable one:
-	// FLOPsPerS / min(peak FLOP/s, Intensity × peak bytes/s); for pure
-	// data movement BytesPerS / peak bytes/s. Above 1 means the data was
-	// served from caches faster than the measured memory bandwidth.
+	// FLOPsPerS / min(peak FLOP/s, Intensity × roof bytes/s); for pure
+	// data movement BytesPerS / roof bytes/s, where the roof is the
+	// bandwidth of RoofPlacement. Above 1 only with AboveRoof saying why.
 	RoofShare *float64 `json:"roof_share"`
+	RoofPlacement
 }
 
 // RooflineOp is one operator of the profiled run.

@@ -25,20 +25,21 @@ func WriteAnalysisText(w io.Writer, r *Report) error {
 		p.f("  compute    %s (%s)\n", rate(pk.FLOPsPerS, "FLOP/s"), pk.FLOPsSource)
 		p.f("  memory     %s (%s)\n", rate(pk.BytesPerS, "B/s"), pk.BytesSource)
 		p.f("  ridge      %.2f FLOP/byte\n", pk.Ridge)
+		writeRoofsText(p, pk)
 		p.f("\n")
 	}
 	if rf := a.Roofline; rf != nil {
 		p.f("Roofline (one profiled run: %d nodes, %s in operators, %s, %s moved)\n", rf.Nodes, dur(rf.TimeS), rate(rf.FLOPs, "FLOP"), bytesHuman(int64(rf.Bytes)))
 		if p.err == nil {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintf(tw, "  op type\tprovider\tshare\tFLOP/s\tbytes/s\tFLOP/byte\tbound\troof\n")
+			fmt.Fprintf(tw, "  op type\tprovider\tshare\tFLOP/s\tbytes/s\tFLOP/byte\tbound\tvs roof\tof roof\n")
 			for i, t := range rf.ByOpType {
 				if i == TopRoofline {
-					fmt.Fprintf(tw, "  … %d more op types\t\t\t\t\t\t\t\n", len(rf.ByOpType)-TopRoofline)
+					fmt.Fprintf(tw, "  … %d more op types\t\t\t\t\t\t\t\t\n", len(rf.ByOpType)-TopRoofline)
 					break
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%5.1f%%\t%s\t%s\t%s\t%s\t%s\n", t.OpType, shortProvider(t.Provider), 100*t.Share,
-					optRate(t.FLOPsPerS, "FLOP/s"), rate(t.BytesPerS, "B/s"), optNum(t.Intensity), t.Bound, optPct(t.RoofShare))
+				fmt.Fprintf(tw, "  %s\t%s\t%5.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\n", t.OpType, shortProvider(t.Provider), 100*t.Share,
+					optRate(t.FLOPsPerS, "FLOP/s"), rate(t.BytesPerS, "B/s"), optNum(t.Intensity), t.Bound, orDash(t.Roof), optPct(t.RoofShare))
 			}
 			p.err = tw.Flush()
 		}
@@ -46,7 +47,9 @@ func WriteAnalysisText(w io.Writer, r *Report) error {
 		if len(rf.UnknownOpTypes) > 0 {
 			p.f("; unknown: %s", strings.Join(rf.UnknownOpTypes, ", "))
 		}
-		p.f("\n\n")
+		p.f("\n")
+		writeAboveRoofText(p, rf)
+		p.f("\n")
 	}
 	writePlacementText(p, a.Providers)
 	p.f("Findings (%d)\n", len(a.Findings))

@@ -189,7 +189,8 @@ func csvOpTypes(cw *csv.Writer, r *Report) error {
 func csvNodes(cw *csv.Writer, r *Report) error {
 	if err := cw.Write([]string{"index", "name", "op_type", "provider", "start_s", "dur_s", "input_shapes", "output_shapes",
 		"activation_bytes", "parameter_bytes", "output_bytes", "threads", "thread_imbalance",
-		"class", "flops", "intensity", "flops_per_s", "bytes_per_s", "bound", "roof_share", "unknown_reason"}); err != nil {
+		"class", "flops", "intensity", "flops_per_s", "bytes_per_s", "bound", "roof_share", "unknown_reason",
+		"roof", "roof_bytes_per_s", "above_roof"}); err != nil {
 		return err
 	}
 	if r.Operators == nil {
@@ -206,9 +207,10 @@ func csvNodes(cw *csv.Writer, r *Report) error {
 			strconv.Itoa(n.Threads), num(n.Imbalance)}
 		if ops != nil {
 			o := ops[i]
-			row = append(row, o.Class, optCell(o.FLOPs), optCell(o.Intensity), optCell(o.FLOPsPerS), num(o.BytesPerS), o.Bound, optCell(o.RoofShare), o.Unknown)
+			row = append(row, o.Class, optCell(o.FLOPs), optCell(o.Intensity), optCell(o.FLOPsPerS), num(o.BytesPerS), o.Bound, optCell(o.RoofShare), o.Unknown,
+				o.Roof, roofCell(o.RoofBytesPerS), o.AboveRoof)
 		} else {
-			row = append(row, "", "", "", "", "", "", "", "")
+			row = append(row, "", "", "", "", "", "", "", "", "", "", "")
 		}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -230,4 +232,12 @@ func csvFindings(cw *csv.Writer, r *Report) error {
 		}
 	}
 	return nil
+}
+
+// roofCell is a roof's bandwidth, empty when there is none.
+func roofCell(v float64) string {
+	if v <= 0 {
+		return ""
+	}
+	return num(v)
 }

@@ -34,6 +34,12 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"dir":      direction,
 	"copyRate": copyRate,
 	"plural":   plural,
+	// roofline levels (roofline_text.go)
+	"aboveRoof": aboveRoof,
+	"roofName":  roofName,
+	"threads":   threadsLabel,
+	"size":      func(n any) string { return sizeText(n) },
+	"sets":      setsText,
 }).ParseFS(htmlFS, "html/report.html.tmpl"))
 
 // htmlView is what the template sees.

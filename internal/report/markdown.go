@@ -95,24 +95,26 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		p.f("## Roofline\n\n")
 		if pk := a.Peaks; pk != nil {
 			p.f("Machine peaks: %s (%s), %s (%s); ridge point %.2f FLOP/byte.\n\n", rate(pk.FLOPsPerS, "FLOP/s"), pk.FLOPsSource, rate(pk.BytesPerS, "B/s"), pk.BytesSource, pk.Ridge)
+			mdRoofs(p, pk)
 		} else {
 			p.f("No machine peaks: operators are not classified.\n\n")
 		}
 		if rf := a.Roofline; rf != nil {
-			p.f("| op type | provider | nodes | share | FLOP/s | bytes/s | FLOP/byte | bound | roof |\n|---|---|---:|---:|---:|---:|---:|---|---:|\n")
+			p.f("| op type | provider | nodes | share | FLOP/s | bytes/s | FLOP/byte | bound | vs roof | of roof |\n|---|---|---:|---:|---:|---:|---:|---|---|---:|\n")
 			for i, t := range rf.ByOpType {
 				if i == TopRoofline {
-					p.f("| … %d more | | | | | | | | |\n", len(rf.ByOpType)-TopRoofline)
+					p.f("| … %d more | | | | | | | | | |\n", len(rf.ByOpType)-TopRoofline)
 					break
 				}
-				p.f("| %s | %s | %d | %.1f%% | %s | %s | %s | %s | %s |\n", mdEsc(t.OpType), shortProvider(t.Provider), t.Nodes, 100*t.Share,
-					optRate(t.FLOPsPerS, "FLOP/s"), rate(t.BytesPerS, "B/s"), optNum(t.Intensity), t.Bound, optPct(t.RoofShare))
+				p.f("| %s | %s | %d | %.1f%% | %s | %s | %s | %s | %s | %s |\n", mdEsc(t.OpType), shortProvider(t.Provider), t.Nodes, 100*t.Share,
+					optRate(t.FLOPsPerS, "FLOP/s"), rate(t.BytesPerS, "B/s"), optNum(t.Intensity), t.Bound, orDash(t.Roof), optPct(t.RoofShare))
 			}
 			p.f("\nFLOPs known for %d of %d nodes (%.1f%% of operator time)", rf.KnownNodes, rf.Nodes, 100*rf.KnownTimeShare)
 			if len(rf.UnknownOpTypes) > 0 {
 				p.f("; unknown: %s", strings.Join(rf.UnknownOpTypes, ", "))
 			}
 			p.f(".\n\n")
+			mdAboveRoof(p, rf)
 		} else {
 			p.f("No roofline: the run has no operator profile.\n\n")
 		}

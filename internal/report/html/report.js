@@ -62,6 +62,13 @@
     }
     return +v.toPrecision(3) + " " + unit;
   }
+  function fmtBytes(n) {
+    var p = [[1 << 30, "GiB"], [1 << 20, "MiB"], [1 << 10, "KiB"]];
+    for (var i = 0; i < p.length; i++) {
+      if (n >= p[i][0]) return +(n / p[i][0]).toPrecision(3) + " " + p[i][1];
+    }
+    return n + " B";
+  }
   function lin(d0, d1, r0, r1) {
     if (d1 === d0) { d1 = d0 + 1; }
     var f = function (v) { return r0 + (v - d0) / (d1 - d0) * (r1 - r0); };
@@ -288,14 +295,25 @@
       var roof = [[x0, x0 * pk.bytes_per_s], [r, pk.flops_per_s], [xmax, pk.flops_per_s]];
       el("polyline", { points: roof.map(function (p) { return x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1); }).join(" "), fill: "none", stroke: "#1d2330", "stroke-width": 2 }, s);
       text(s, x(xmax) - 4, y(pk.flops_per_s) - 6, "peak " + fmtSI(pk.flops_per_s, "FLOP/s") + " (" + pk.flops_source + ")", { "text-anchor": "end" });
-      text(s, x(Math.sqrt(xmin * r)) + 4, y(Math.sqrt(xmin * r) * pk.bytes_per_s) - 8, fmtSI(pk.bytes_per_s, "B/s") + " (" + pk.bytes_source + ")", {});
+      text(s, x(Math.sqrt(xmin * r)) + 4, y(Math.sqrt(xmin * r) * pk.bytes_per_s) - 8, (pk.levels && pk.levels.length ? "DRAM " : "") + fmtSI(pk.bytes_per_s, "B/s") + " (" + pk.bytes_source + ")", {});
       vmark(s, x(r), h, "ridge " + (+r.toPrecision(3)), "#8a93a6");
+      // Per-level bandwidth roofs, on the thread count the model ran with.
+      var want = (R.config && R.config.intra_op_threads === 1) ? 1 : 0;
+      var lv = (pk.levels || []).filter(function (l) { return l.threads === want && l.level !== "DRAM"; });
+      lv.forEach(function (l, i) {
+        var bw = l.bytes_per_s, lr = pk.flops_per_s / bw, lx0 = Math.max(xmin, ymin / bw);
+        if (lr <= lx0) return;
+        el("polyline", { points: [[lx0, lx0 * bw], [lr, pk.flops_per_s]].map(function (p) { return x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1); }).join(" "), fill: "none", stroke: "#4a6fa5", "stroke-width": 1.2, "stroke-dasharray": "5 3", "class": "level-roof" }, s);
+        var lxl = lx0 * Math.pow(lr / lx0, 0.15 + 0.12 * i);
+        text(s, x(lxl) - 4, y(lxl * bw) - 4, l.level + " " + fmtSI(bw, "B/s") + " (" + (l.cache_bytes ? fmtBytes(l.cache_bytes) : "") + ")", { "text-anchor": "end", fill: "#4a6fa5" });
+      });
     }
     var colorOf = { compute: "#2f9e6b", memory: "#d9822b", unknown: "#8a93a6" };
     var n = 0;
     pts.forEach(function (o) {
       var c = el("circle", { cx: x(o.intensity), cy: y(o.flops_per_s), r: 2, fill: colorOf[o.bound] || "#8a93a6", "fill-opacity": 0.45, "class": "mark" }, s);
-      tip(c, o.name + " (" + o.op_type + ")\n" + (+o.intensity.toPrecision(3)) + " FLOP/B, " + fmtSI(o.flops_per_s, "FLOP/s") + ", " + fmtDur(o.dur_s));
+      tip(c, o.name + " (" + o.op_type + ")\n" + (+o.intensity.toPrecision(3)) + " FLOP/B, " + fmtSI(o.flops_per_s, "FLOP/s") + ", " + fmtDur(o.dur_s) +
+        (o.roof ? "\nvs " + o.roof + " roof" + (o.roof_share != null ? ": " + (o.roof_share * 100).toFixed(0) + "%" : "") : "") + (o.above_roof ? "\nabove it: " + o.above_roof : ""));
       n++;
     });
     types.forEach(function (t) {
