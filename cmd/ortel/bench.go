@@ -94,11 +94,17 @@ Flags:
   --sla-trials N      most trials of the SLA search (default 20; a failing
                       trial is repeated once before the search moves down)
   --generate N        LLM generation: greedy generations of N tokens on a
-                      decoder with inputs input_ids, attention_mask and
-                      past_key_values.*; reports time to first token, time per
-                      output token, tokens/s and KV-cache bytes (each measured
-                      run is one generation)
+                      decoder with a key/value cache (input_ids,
+                      past_key_values.*; attention_mask, position_ids,
+                      use_cache_branch and encoder_hidden_states when it has
+                      them); reports time to first token, time per output
+                      token, tokens/s and KV-cache bytes per step (each
+                      measured run is one generation)
   --prompt-tokens N   prompt length of --generate (default 32)
+  --encoder-tokens N  length of the encoder_hidden_states that --generate feeds
+                      an encoder-decoder's decoder (seeded values, not a real
+                      encoder's output; default: the model's declared length;
+                      Whisper: 1500)
   --shape NAME=DIMS   whole shape of input NAME, e.g. x=1,3,640,640 (repeatable)
   --value NAME=NUM    fill input NAME with the constant NUM, e.g. sr=16000 (repeatable)
   --profile-runs N    runs of the operator-profiling pass, 0 to skip (default 10)
@@ -147,6 +153,7 @@ type benchFlags struct {
 	runs, threads, inter, profileRuns int
 	warmupMax, concurrency, slaTrials int
 	generate, promptTokens            int
+	encoderTokens                     int
 	seed                              uint64
 	qps                               float64
 	duration, trialDuration           time.Duration
@@ -199,6 +206,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.slaTrials, "sla-trials", bench.DefaultMaxTrials, "")
 	fs.IntVar(&f.generate, "generate", 0, "")
 	fs.IntVar(&f.promptTokens, "prompt-tokens", bench.DefaultPromptTokens, "")
+	fs.IntVar(&f.encoderTokens, "encoder-tokens", 0, "")
 	fs.Var(&f.shapes, "shape", "")
 	fs.Var(&f.values, "value", "")
 	fs.IntVar(&f.profileRuns, "profile-runs", 10, "")
@@ -275,6 +283,8 @@ func (f *benchFlags) validate() error {
 		return usagef("--generate %d is too many tokens (at most 100000)", f.generate)
 	case f.promptTokens < 1:
 		return usagef("--prompt-tokens must be 1 or more (got %d)", f.promptTokens)
+	case f.encoderTokens < 0 || f.encoderTokens > 100000:
+		return usagef("--encoder-tokens must be from 1 to 100000, or 0 for the model's length (got %d)", f.encoderTokens)
 	case f.generate > 0 && (len(f.batches) > 1 || f.batches[0] != 1):
 		return usagef("--generate runs one sequence at a time; drop --batch")
 	case f.generate > 0 && f.scen != bench.SingleStream:
@@ -388,7 +398,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		WarmupAuto: f.warmupAuto, WarmupMax: f.warmupMax,
 		Scenario: f.scen, Concurrency: f.concurrency, Sessions: f.sessMode,
 		QPS: f.qps, SLA: f.slaParsed, TrialDuration: f.trialDuration, MaxTrials: f.slaTrials,
-		Generate: f.generate, PromptTokens: f.promptTokens,
+		Generate: f.generate, PromptTokens: f.promptTokens, EncoderTokens: f.encoderTokens,
 		Batches:        f.batches,
 		IntraOpThreads: f.threads, InterOpThreads: f.inter, Session: f.session,
 		ProfileRuns: f.profileRuns, Seed: f.seed,

@@ -72,6 +72,10 @@ type Config struct {
 	// follows the input_ids / attention_mask / past_key_values.* convention.
 	Generate     int
 	PromptTokens int
+	// EncoderTokens is the length of the encoder_hidden_states fed to the
+	// decoder of an encoder-decoder (Whisper: 1500) when the model leaves
+	// it symbolic; 0 takes the model's declared length.
+	EncoderTokens int
 
 	IntraOpThreads int // 0: ORT's default
 	InterOpThreads int

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ortel-dev/ortel/internal/onnxgen"
+	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/testenv"
+)
+
+// TestBenchGenerateEncoderDecoder drives a decoder laid out as Optimum's
+// merged Whisper decoder (use_cache_branch, encoder_hidden_states with a
+// symbolic length, decoder and encoder caches) through the command line:
+// --encoder-tokens gives the encoder length, and report.json holds the
+// cache per step growing by the declared bytes per token.
+func TestBenchGenerateEncoderDecoder(t *testing.T) {
+	testenv.RequireORT(t)
+	model := filepath.Join(t.TempDir(), "decoder_model_merged.onnx")
+	cfg := onnxgen.DecoderConfig{Layers: 2, Heads: 2, HeadDim: 8, Vocab: 80, Seed: 3, CrossAttention: true}
+	if err := onnxgen.Decoder(cfg).WriteFile(model); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+
+	code, stdout, stderr := ortel(t, "bench", model, "--generate", "4", "--out", t.TempDir(), "--quiet", "--profile-runs", "0")
+	if code != 1 || !strings.Contains(stdout+stderr, "--encoder-tokens") {
+		t.Fatalf("without --encoder-tokens: exit %d, want 1 and a pointer to the flag\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = ortel(t, "bench", model, "--generate", "4", "--encoder-tokens", "-3", "--out", t.TempDir(), "--quiet")
+	if code != 2 || !strings.Contains(stderr, "--encoder-tokens must be") {
+		t.Fatalf("--encoder-tokens -3: exit %d, want 2\n%s%s", code, stdout, stderr)
+	}
+
+	out := t.TempDir()
+	code, stdout, stderr = ortel(t, "bench", model, "--generate", "5", "--prompt-tokens", "6", "--encoder-tokens", "20",
+		"--runs", "3", "--warmup", "1", "--threads", "1", "--profile-runs", "0", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	perToken := int64(2 * 2 * 2 * 8 * 4)   // layers × key and value × heads × head size × float32
+	cross := int64(2 * 2 * 2 * 8 * 20 * 4) // the same over 20 encoder states
+	for _, want := range []string{"time to first token", "time per output token", "more per token", "cross-attention cache of 20 encoder states", "confidence intervals"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	rep, err := report.Read(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rep.Generation
+	if g == nil || g.EncoderTokens != 20 || g.KVCacheBytesPerToken != perToken || len(g.KVCacheBytesPerStep) != 5 {
+		t.Fatalf("generation %+v", g)
+	}
+	if g.KVCacheBytesPerStep[0] != 6*perToken+cross {
+		t.Errorf("cache after the prefill %d bytes, want %d", g.KVCacheBytesPerStep[0], 6*perToken+cross)
+	}
+	for i := 1; i < len(g.KVCacheBytesPerStep); i++ {
+		if d := g.KVCacheBytesPerStep[i] - g.KVCacheBytesPerStep[i-1]; d != perToken {
+			t.Errorf("step %d: grew %d bytes, want %d", i, d, perToken)
+		}
+	}
+	if g.KVCacheBytes != g.KVCacheBytesPerStep[4] || g.TTFT.Count != 3 || g.TPOT.Count != 3 {
+		t.Errorf("generation %+v", g)
+	}
+	var shapes []string
+	for _, in := range rep.Model.Inputs {
+		if in.Name == "encoder_hidden_states" || in.Name == "use_cache_branch" {
+			shapes = append(shapes, in.Name+fmt.Sprint(in.Shape))
+		}
+	}
+	if strings.Join(shapes, " ") != "encoder_hidden_states[1 20 16] use_cache_branch[1]" {
+		t.Errorf("report's input shapes %v", shapes)
+	}
+}
