@@ -103,8 +103,8 @@ Flags:
   --prompt-tokens N   prompt length of --generate (default 32)
   --encoder-tokens N  length of the encoder_hidden_states that --generate feeds
                       an encoder-decoder's decoder (seeded values, not a real
-                      encoder's output; default: the model's declared length;
-                      Whisper: 1500)
+                      encoder's output; default: the model's declared length,
+                      moonshine-tiny: 415, 10 s of audio; Whisper: 1500)
   --shape NAME=DIMS   whole shape of input NAME, e.g. x=1,3,640,640 (repeatable)
   --value NAME=NUM    fill input NAME with the constant NUM, e.g. sr=16000 (repeatable)
   --profile-runs N    runs of the operator-profiling pass, 0 to skip (default 10)
@@ -135,6 +135,7 @@ Examples:
   ortel bench --scenario concurrent --concurrency 4 --sessions per-worker --threads 1 model.onnx
   ortel bench --batch 1,2,4,8,16 --warmup auto model.onnx
   ortel bench --generate 64 --prompt-tokens 128 decoder.onnx
+  ortel bench --generate 32 --prompt-tokens 4 moonshine-tiny
   ortel bench --shape input=1,512 --shape state=2,1,128 --value sr=16000 silero_vad.onnx
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel bench model.onnx
 `
@@ -351,6 +352,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 			if _, ok := values[name]; !ok {
 				values[name] = v
 			}
+		}
+		if f.encoderTokens == 0 {
+			f.encoderTokens = known.EncoderTokens
 		}
 	}
 	if _, err := ortenv.Init(); err != nil {

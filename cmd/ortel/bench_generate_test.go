@@ -76,3 +76,44 @@ func TestBenchGenerateEncoderDecoder(t *testing.T) {
 		t.Errorf("report's input shapes %v", shapes)
 	}
 }
+
+// TestBenchGenerateMoonshine benches the real decoder that scripts/fetch.sh
+// decoder fetches, by its catalog name: the catalog's encoder length is the
+// default, the flag wins, and the cache grows by what Moonshine tiny's
+// declared shapes say (6 layers × key and value × 8 heads × 36 × float32).
+func TestBenchGenerateMoonshine(t *testing.T) {
+	testenv.RequireORT(t)
+	testenv.Model(t, "moonshine-tiny-decoder_model_merged.onnx")
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	const perToken = 6 * 2 * 8 * 36 * 4
+	for _, tt := range []struct {
+		args    []string
+		encoder int
+	}{
+		{nil, 415},
+		{[]string{"--encoder-tokens", "40"}, 40},
+	} {
+		out := t.TempDir()
+		args := append([]string{"bench", "moonshine-tiny", "--generate", "4", "--prompt-tokens", "3", "--runs", "2", "--warmup", "1",
+			"--threads", "1", "--profile-runs", "0", "--no-hardware", "--out", out, "--quiet"}, tt.args...)
+		code, stdout, stderr := ortel(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s\n%s", tt.args, code, stdout, stderr)
+		}
+		rep, err := report.Read(filepath.Join(out, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := rep.Generation
+		if g == nil || g.Layers != 6 || g.Heads != 8 || g.HeadDim != 36 || g.Vocab != 32768 || g.EncoderTokens != tt.encoder ||
+			g.KVCacheBytesPerToken != perToken || len(g.KVCacheBytesPerStep) != 4 || g.TTFT.Count != 2 || g.TPOT.Count != 2 {
+			t.Fatalf("%v: generation %+v", tt.args, g)
+		}
+		cross := int64(6 * 2 * 8 * 36 * tt.encoder * 4)
+		for i, b := range g.KVCacheBytesPerStep {
+			if want := int64(3+i)*perToken + cross; b != want {
+				t.Errorf("%v: step %d holds %d bytes of cache, want %d", tt.args, i, b, want)
+			}
+		}
+	}
+}

@@ -315,24 +315,7 @@ func (d *decoder) generate(ctx context.Context, sess *instrument.DynamicSession,
 		}
 		gen.ids = append(gen.ids, tok)
 		ctx = g.Token()
-		// The present tensors become the next step's past.
-		var held int64
-		for k, v := range outputs {
-			if !d.outCache[k] {
-				v.Destroy()
-				continue
-			}
-			in := d.pastOf[d.outSlot[k]]
-			if d.outSlot[k].cross && past[in] != nil {
-				v.Destroy() // the encoder's keys and values do not change
-			} else {
-				if past[in] != nil {
-					past[in].Destroy()
-				}
-				past[in] = v
-			}
-			held += instrument.TensorBytes(past[in])
-		}
+		held := d.keep(past, outputs)
 		gen.kvBytes = append(gen.kvBytes, held)
 		if step == n-1 {
 			g.SetKVCacheBytes(held)
@@ -344,6 +327,32 @@ func (d *decoder) generate(ctx context.Context, sess *instrument.DynamicSession,
 		return generation{}, err
 	}
 	return gen, nil
+}
+
+// keep makes a run's present tensors the next run's past and frees the
+// other outputs; it returns the bytes of the cache now held. The
+// cross-attention caches stay the prefill's: the encoder's keys and values
+// do not change, and a merged decoder's with-past branch returns
+// placeholders for them (Moonshine: [0, heads, 1, head_dim]).
+func (d *decoder) keep(past, outputs []ort.Value) int64 {
+	var held int64
+	for k, v := range outputs {
+		if !d.outCache[k] {
+			v.Destroy()
+			continue
+		}
+		in := d.pastOf[d.outSlot[k]]
+		if d.outSlot[k].cross && past[in] != nil {
+			v.Destroy()
+		} else {
+			if past[in] != nil {
+				past[in].Destroy()
+			}
+			past[in] = v
+		}
+		held += instrument.TensorBytes(past[in])
+	}
+	return held
 }
 
 // step runs the model on feed (the new tokens), with past holding the
