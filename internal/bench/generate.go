@@ -91,6 +91,15 @@ const (
 	kindLogitsToKeep
 )
 
+// Bounds on the encoder states --generate builds, so that a model that
+// declares absurd sizes fails instead of exhausting memory.
+const (
+	maxEncoderTokens   = 100000
+	maxEncoderElements = 1 << 28 // 1 GiB of float32
+	// maxCacheRow bounds heads × head_dim of one cache tensor.
+	maxCacheRow = 1 << 20
+)
+
 // decoderOptions are the sizes the model may leave open.
 type decoderOptions struct {
 	// encoderTokens sets the length of encoder_hidden_states when the
@@ -138,6 +147,9 @@ func describeDecoder(path string, ins, outs []ort.InputOutputInfo, opt decoderOp
 			layers[layer] = true
 			if len(i.Dimensions) != 4 || i.Dimensions[1] <= 0 || i.Dimensions[3] <= 0 {
 				return nil, fmt.Errorf("model %q: input %q is declared %s; --generate needs [batch, heads, past_sequence, head_dim] with fixed heads and head_dim", path, i.Name, dimsText(i.Dimensions))
+			}
+			if i.Dimensions[1]*i.Dimensions[3] > maxCacheRow || i.Dimensions[1] > maxCacheRow || i.Dimensions[3] > maxCacheRow {
+				return nil, fmt.Errorf("model %q: input %q is declared %s: %d heads of %d is more than --generate feeds (at most %d values per token)", path, i.Name, dimsText(i.Dimensions), i.Dimensions[1], i.Dimensions[3], maxCacheRow)
 			}
 			if i.DataType != ort.TensorElementDataTypeFloat {
 				return nil, fmt.Errorf("model %q: input %q holds %s; --generate feeds float32 caches (the Go binding copies float16 outputs short, so a float16 export cannot run here: take its float32 or quantized export)", path, i.Name, dtypeName(i.DataType))
@@ -210,6 +222,9 @@ func describeDecoder(path string, ins, outs []ort.InputOutputInfo, opt decoderOp
 		}
 		if d.encoderTokens <= 0 {
 			return nil, fmt.Errorf("model %q: input encoder_hidden_states has a symbolic length; give it with --encoder-tokens (Whisper: 1500)", path)
+		}
+		if n := int64(d.encoderTokens) * encDims[2]; d.encoderTokens > maxEncoderTokens || encDims[2] > maxEncoderTokens || n > maxEncoderElements {
+			return nil, fmt.Errorf("model %q: encoder_hidden_states of %d × %d values is more than --generate feeds (at most %d)", path, d.encoderTokens, encDims[2], int64(maxEncoderElements))
 		}
 	}
 	if err := d.build(encDims, opt.seed); err != nil {

@@ -255,3 +255,62 @@ func TestGenerateExportLayouts(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDescribeDecoder feeds describeDecoder inputs and outputs with fuzzed
+// names and sizes: it returns a decoder or an error naming the model, and
+// never panics or allocates without bound.
+func FuzzDescribeDecoder(f *testing.F) {
+	testenv.RequireORT(f)
+	f.Add("past_key_values.0.key", "past_key_values.0.value", "present.0.key", "present.0.value", int64(2), int64(8), int64(40), int64(0))
+	f.Add("past_key_values.0.decoder.key", "past_key_values.0.decoder.value", "present.0.decoder.key", "present.0.decoder.value", int64(8), int64(36), int64(32768), int64(16))
+	f.Add("past_key_values.1.encoder.key", "past_key_values.1.encoder.value", "present.1.encoder.key", "present.9.encoder.value", int64(-1), int64(0), int64(-1), int64(1<<40))
+	f.Fuzz(func(t *testing.T, pk, pv, ok, ov string, heads, headDim, vocab, enc int64) {
+		const f32 = ort.TensorElementDataTypeFloat
+		ins := []ort.InputOutputInfo{
+			{Name: "input_ids", Dimensions: ort.NewShape(-1, -1)},
+			{Name: pk, Dimensions: ort.NewShape(-1, heads, -1, headDim), DataType: f32},
+			{Name: pv, Dimensions: ort.NewShape(-1, heads, -1, headDim), DataType: f32},
+			{Name: "use_cache_branch", Dimensions: ort.NewShape(1), DataType: ort.TensorElementDataTypeBool},
+		}
+		if enc != 0 {
+			ins = append(ins, ort.InputOutputInfo{Name: "encoder_hidden_states", Dimensions: ort.NewShape(-1, enc, enc), DataType: f32})
+		}
+		outs := []ort.InputOutputInfo{
+			{Name: "logits", Dimensions: ort.NewShape(-1, -1, vocab), DataType: f32},
+			{Name: ok, Dimensions: ort.NewShape(-1, heads, -1, headDim), DataType: f32},
+			{Name: ov, Dimensions: ort.NewShape(-1, heads, -1, headDim), DataType: f32},
+		}
+		d, err := describeDecoder("fuzz.onnx", ins, outs, decoderOptions{})
+		if err != nil {
+			if !strings.Contains(err.Error(), `"fuzz.onnx"`) {
+				t.Errorf("error does not name the model: %v", err)
+			}
+			return
+		}
+		defer d.destroy()
+		if d.layers < 1 || d.vocab < 1 || d.heads < 1 || d.headDim < 1 || d.kvBytesPerToken <= 0 {
+			t.Errorf("accepted a decoder of %d layers, vocabulary %d, %d heads of %d, %d bytes per token", d.layers, d.vocab, d.heads, d.headDim, d.kvBytesPerToken)
+		}
+	})
+}
+
+func TestDescribeDecoderBounds(t *testing.T) {
+	testenv.RequireORT(t)
+	const f32 = ort.TensorElementDataTypeFloat
+	past := func(heads, hd int64) []ort.InputOutputInfo {
+		return []ort.InputOutputInfo{
+			{Name: "input_ids", Dimensions: ort.NewShape(-1, -1)},
+			{Name: "past_key_values.0.key", Dimensions: ort.NewShape(-1, heads, -1, hd), DataType: f32},
+			{Name: "past_key_values.0.value", Dimensions: ort.NewShape(-1, heads, -1, hd), DataType: f32},
+		}
+	}
+	outs := []ort.InputOutputInfo{{Name: "logits", Dimensions: ort.NewShape(-1, -1, 10), DataType: f32},
+		{Name: "present.0.key"}, {Name: "present.0.value"}}
+	if _, err := describeDecoder("m.onnx", past(1<<40, 1<<40), outs, decoderOptions{}); err == nil || !strings.Contains(err.Error(), "more than --generate feeds") {
+		t.Errorf("2^40 heads of 2^40: %v", err)
+	}
+	enc := append(past(2, 8), ort.InputOutputInfo{Name: "encoder_hidden_states", Dimensions: ort.NewShape(-1, 1<<20, 1<<20), DataType: f32})
+	if _, err := describeDecoder("m.onnx", enc, outs, decoderOptions{}); err == nil || !strings.Contains(err.Error(), "more than --generate feeds") {
+		t.Errorf("encoder states of 2^40 values: %v", err)
+	}
+}
