@@ -68,8 +68,10 @@ type Config struct {
 
 	// Generate, when more than 0, benches LLM generation: each measured
 	// request is one greedy generation of Generate tokens from a prompt of
-	// PromptTokens tokens (default DefaultPromptTokens), on a decoder that
-	// follows the input_ids / attention_mask / past_key_values.* convention.
+	// PromptTokens tokens (default DefaultPromptTokens), on a decoder with
+	// a key/value cache in the Hugging Face/Optimum layout (input_ids,
+	// past_key_values.*, and attention_mask, position_ids,
+	// use_cache_branch, encoder_hidden_states when it has them).
 	Generate     int
 	PromptTokens int
 	// EncoderTokens is the length of the encoder_hidden_states fed to the
