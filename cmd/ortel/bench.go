@@ -101,10 +101,13 @@ Flags:
                       token, tokens/s and KV-cache bytes per step (each
                       measured run is one generation)
   --prompt-tokens N   prompt length of --generate (default 32)
-  --encoder-tokens N  length of the encoder_hidden_states that --generate feeds
-                      an encoder-decoder's decoder (seeded values, not a real
-                      encoder's output; default: the model's declared length,
-                      moonshine-tiny: 415, 10 s of audio; Whisper: 1500)
+  --encoder MODEL     with --generate on an encoder-decoder's decoder: run this
+                      encoder once on seeded input and feed its output as
+                      encoder_hidden_states (default for moonshine-tiny:
+                      moonshine-tiny-encoder on 10 s of input, 415 states)
+  --encoder-tokens N  instead of --encoder: feed seeded encoder_hidden_states
+                      of N positions (default: the model's declared length;
+                      Whisper: 1500)
   --shape NAME=DIMS   whole shape of input NAME, e.g. x=1,3,640,640 (repeatable)
   --value NAME=NUM    fill input NAME with the constant NUM, e.g. sr=16000 (repeatable)
   --profile-runs N    runs of the operator-profiling pass, 0 to skip (default 10)
@@ -155,6 +158,7 @@ type benchFlags struct {
 	warmupMax, concurrency, slaTrials int
 	generate, promptTokens            int
 	encoderTokens                     int
+	encoder                           string
 	seed                              uint64
 	qps                               float64
 	duration, trialDuration           time.Duration
@@ -208,6 +212,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.generate, "generate", 0, "")
 	fs.IntVar(&f.promptTokens, "prompt-tokens", bench.DefaultPromptTokens, "")
 	fs.IntVar(&f.encoderTokens, "encoder-tokens", 0, "")
+	fs.StringVar(&f.encoder, "encoder", "", "")
 	fs.Var(&f.shapes, "shape", "")
 	fs.Var(&f.values, "value", "")
 	fs.IntVar(&f.profileRuns, "profile-runs", 10, "")
@@ -286,6 +291,10 @@ func (f *benchFlags) validate() error {
 		return usagef("--prompt-tokens must be 1 or more (got %d)", f.promptTokens)
 	case f.encoderTokens < 0 || f.encoderTokens > 100000:
 		return usagef("--encoder-tokens must be from 1 to 100000, or 0 for the model's length (got %d)", f.encoderTokens)
+	case f.encoder != "" && f.encoderTokens != 0:
+		return usagef("--encoder's output sets the encoder states' length; drop --encoder-tokens")
+	case f.encoder != "" && f.generate == 0:
+		return usagef("--encoder feeds the decoder that --generate drives; add --generate N")
 	case f.generate > 0 && (len(f.batches) > 1 || f.batches[0] != 1):
 		return usagef("--generate runs one sequence at a time; drop --batch")
 	case f.generate > 0 && f.scen != bench.SingleStream:
@@ -353,8 +362,25 @@ func runBench(ctx context.Context, e *env, args []string) error {
 				values[name] = v
 			}
 		}
-		if f.encoderTokens == 0 {
-			f.encoderTokens = known.EncoderTokens
+		if f.generate > 0 && f.encoder == "" && f.encoderTokens == 0 {
+			f.encoder = known.Encoder
+		}
+	}
+	var encoderShapes map[string][]int64
+	if f.encoder != "" {
+		p, k, err := models.Resolve(f.encoder)
+		if err != nil {
+			return fmt.Errorf("--encoder: %w", err)
+		}
+		f.encoder, encoderShapes = p, map[string][]int64{}
+		if k != nil {
+			for name, dims := range k.Shapes {
+				s, err := bench.ParseShapes([]string{name + "=" + dims})
+				if err != nil {
+					return fmt.Errorf("catalog shape of %s: %w", k.Name, err)
+				}
+				encoderShapes[name] = s[name]
+			}
 		}
 	}
 	if _, err := ortenv.Init(); err != nil {
@@ -403,6 +429,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		Scenario: f.scen, Concurrency: f.concurrency, Sessions: f.sessMode,
 		QPS: f.qps, SLA: f.slaParsed, TrialDuration: f.trialDuration, MaxTrials: f.slaTrials,
 		Generate: f.generate, PromptTokens: f.promptTokens, EncoderTokens: f.encoderTokens,
+		EncoderPath: f.encoder, EncoderShapes: encoderShapes,
 		Batches:        f.batches,
 		IntraOpThreads: f.threads, InterOpThreads: f.inter, Session: f.session,
 		ProfileRuns: f.profileRuns, Seed: f.seed,

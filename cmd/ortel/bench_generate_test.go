@@ -29,9 +29,22 @@ func TestBenchGenerateEncoderDecoder(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout+stderr, "--encoder-tokens") {
 		t.Fatalf("without --encoder-tokens: exit %d, want 1 and a pointer to the flag\n%s%s", code, stdout, stderr)
 	}
-	code, stdout, stderr = ortel(t, "bench", model, "--generate", "4", "--encoder-tokens", "-3", "--out", t.TempDir(), "--quiet")
-	if code != 2 || !strings.Contains(stderr, "--encoder-tokens must be") {
-		t.Fatalf("--encoder-tokens -3: exit %d, want 2\n%s%s", code, stdout, stderr)
+	for _, bad := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--generate", "4", "--encoder-tokens", "-3"}, "--encoder-tokens must be"},
+		{[]string{"--generate", "4", "--encoder", "enc.onnx", "--encoder-tokens", "3"}, "drop --encoder-tokens"},
+		{[]string{"--encoder", "enc.onnx"}, "add --generate N"},
+	} {
+		code, stdout, stderr = ortel(t, append([]string{"bench", model, "--out", t.TempDir(), "--quiet"}, bad.args...)...)
+		if code != 2 || !strings.Contains(stderr, bad.says) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", bad.args, code, bad.says, stdout, stderr)
+		}
+	}
+	code, stdout, stderr = ortel(t, "bench", model, "--generate", "4", "--encoder", filepath.Join(t.TempDir(), "missing.onnx"), "--out", t.TempDir(), "--quiet")
+	if code != 1 || !strings.Contains(stderr, "--encoder: model") {
+		t.Errorf("a missing encoder: exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
 
 	out := t.TempDir()
@@ -89,13 +102,14 @@ func TestBenchGenerateMoonshine(t *testing.T) {
 	for _, tt := range []struct {
 		args    []string
 		encoder int
+		states  string
 	}{
-		{nil, 415},
-		{[]string{"--encoder-tokens", "40"}, 40},
+		{nil, 415, "output of encoder moonshine-tiny-encoder_model.onnx on seeded input_values [1 160000]"},
+		{[]string{"--encoder-tokens", "40"}, 40, "seeded values"},
 	} {
 		out := t.TempDir()
 		args := append([]string{"bench", "moonshine-tiny", "--generate", "4", "--prompt-tokens", "3", "--runs", "2", "--warmup", "1",
-			"--threads", "1", "--profile-runs", "0", "--no-hardware", "--out", out, "--quiet"}, tt.args...)
+			"--threads", "1", "--profile-runs", "0", "--no-hardware", "--out", out}, tt.args...)
 		code, stdout, stderr := ortel(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d\n%s\n%s", tt.args, code, stdout, stderr)
@@ -108,6 +122,9 @@ func TestBenchGenerateMoonshine(t *testing.T) {
 		if g == nil || g.Layers != 6 || g.Heads != 8 || g.HeadDim != 36 || g.Vocab != 32768 || g.EncoderTokens != tt.encoder ||
 			g.KVCacheBytesPerToken != perToken || len(g.KVCacheBytesPerStep) != 4 || g.TTFT.Count != 2 || g.TPOT.Count != 2 {
 			t.Fatalf("%v: generation %+v", tt.args, g)
+		}
+		if !strings.HasPrefix(g.EncoderStates, tt.states) || !strings.Contains(stdout, "encoder states  "+tt.states) {
+			t.Errorf("%v: encoder states %q, want %q in the report and on stdout\n%s", tt.args, g.EncoderStates, tt.states, stdout)
 		}
 		cross := int64(6 * 2 * 8 * 36 * tt.encoder * 4)
 		for i, b := range g.KVCacheBytesPerStep {

@@ -78,6 +78,12 @@ type Config struct {
 	// decoder of an encoder-decoder (Whisper: 1500) when the model leaves
 	// it symbolic; 0 takes the model's declared length.
 	EncoderTokens int
+	// EncoderPath, when set, is the encoder of an encoder-decoder: it runs
+	// once on seeded inputs (dynamic sizes from EncoderShapes) and its
+	// output is the decoder's encoder_hidden_states, instead of seeded
+	// values.
+	EncoderPath   string
+	EncoderShapes map[string][]int64
 
 	IntraOpThreads int // 0: ORT's default
 	InterOpThreads int

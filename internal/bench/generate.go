@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"sync"
@@ -105,6 +106,10 @@ type decoderOptions struct {
 	// encoderTokens sets the length of encoder_hidden_states when the
 	// model declares it symbolic (Whisper: 1500).
 	encoderTokens int
+	// encoderStates, when not nil, are the states to feed (an encoder's
+	// output, float [1, tokens, hidden]); the decoder describeDecoder
+	// returns owns them, and on an error the caller still does.
+	encoderStates ort.Value
 	seed          uint64
 }
 
@@ -220,6 +225,13 @@ func describeDecoder(path string, ins, outs []ort.InputOutputInfo, opt decoderOp
 		if opt.encoderTokens > 0 {
 			d.encoderTokens = opt.encoderTokens
 		}
+		if opt.encoderStates != nil {
+			s := opt.encoderStates.GetShape()
+			if len(s) != 3 || s[0] != 1 || s[2] != encDims[2] || (encDims[1] > 0 && s[1] != encDims[1]) {
+				return nil, fmt.Errorf("model %q: the encoder's output has shape %v; input encoder_hidden_states is declared %s", path, s, dimsText(encDims))
+			}
+			d.encoderTokens = int(s[1])
+		}
 		if d.encoderTokens <= 0 {
 			return nil, fmt.Errorf("model %q: input encoder_hidden_states has a symbolic length; give it with --encoder-tokens (Whisper: 1500)", path)
 		}
@@ -227,15 +239,21 @@ func describeDecoder(path string, ins, outs []ort.InputOutputInfo, opt decoderOp
 			return nil, fmt.Errorf("model %q: encoder_hidden_states of %d × %d values is more than --generate feeds (at most %d)", path, d.encoderTokens, encDims[2], int64(maxEncoderElements))
 		}
 	}
-	if err := d.build(encDims, opt.seed); err != nil {
+	if opt.encoderStates != nil && encDims == nil {
+		return nil, fmt.Errorf("model %q has no encoder_hidden_states input to feed an encoder's output to", path)
+	}
+	if err := d.build(encDims, opt.seed, opt.encoderStates != nil); err != nil {
 		d.destroy()
 		return nil, fmt.Errorf("model %q: %w", path, err)
+	}
+	if opt.encoderStates != nil {
+		d.encStates = opt.encoderStates
 	}
 	return d, nil
 }
 
 // build creates the tensors every generation feeds.
-func (d *decoder) build(encDims ort.Shape, seed uint64) error {
+func (d *decoder) build(encDims ort.Shape, seed uint64, haveStates bool) error {
 	var err error
 	d.empty = make([]ort.Value, len(d.inNames))
 	for k, kind := range d.inKind {
@@ -251,6 +269,9 @@ func (d *decoder) build(encDims ort.Shape, seed uint64) error {
 				d.branchOn, err = ort.NewTensor(ort.NewShape(1), []bool{true})
 			}
 		case kindEncoderStates:
+			if haveStates {
+				continue
+			}
 			// Seeded values in [-1, 1): the decoder's attention over them
 			// costs what it costs over a real encoder's output.
 			hidden := int(encDims[2])
@@ -489,9 +510,26 @@ func destroyAll(vs []ort.Value) {
 // same prompt.
 func (b *bench) generation(ctx context.Context) (*report.Report, error) {
 	cfg, rep, m := b.cfg, b.rep, b.model
-	d, err := describeDecoder(cfg.ModelPath, m.inputs, m.outputs, decoderOptions{encoderTokens: cfg.EncoderTokens, seed: cfg.Seed})
+	opt := decoderOptions{encoderTokens: cfg.EncoderTokens, seed: cfg.Seed}
+	statesFrom := ""
+	if cfg.EncoderPath != "" {
+		cfg.progress("encoding: one run of %s", cfg.EncoderPath)
+		enc, err := runEncoder(cfg.EncoderPath, cfg.EncoderShapes, cfg.Seed)
+		if err != nil {
+			return nil, err
+		}
+		opt.encoderStates = enc.states
+		statesFrom = fmt.Sprintf("output of encoder %s on seeded %s (one run, %s)", filepath.Base(cfg.EncoderPath), enc.input, enc.took.Round(time.Microsecond))
+	}
+	d, err := describeDecoder(cfg.ModelPath, m.inputs, m.outputs, opt)
 	if err != nil {
+		if opt.encoderStates != nil {
+			opt.encoderStates.Destroy()
+		}
 		return nil, err
+	}
+	if d.encoderTokens > 0 && statesFrom == "" {
+		statesFrom = "seeded values in [-1, 1)"
 	}
 	defer d.destroy()
 	for i, k := range d.inKind {
@@ -558,6 +596,7 @@ func (b *bench) generation(ctx context.Context) (*report.Report, error) {
 	rep.Hardware = hw
 	b.finishMain(res)
 	rep.Generation = summarizeGenerations(d, cfg, results)
+	rep.Generation.EncoderStates = statesFrom
 	if w := res.wall.Seconds(); w > 0 {
 		tokens := 0
 		for _, g := range results {

@@ -3,11 +3,13 @@ package bench
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
@@ -123,4 +125,78 @@ func relDistance(a, b []float32) float64 {
 		den += float64(b[i]) * float64(b[i])
 	}
 	return math.Sqrt(num / den)
+}
+
+// TestGenerateRealEncoder feeds Moonshine tiny's decoder the output of its
+// real encoder, run once on a second of seeded audio, and checks that the
+// states must fit the decoder they are fed to.
+func TestGenerateRealEncoder(t *testing.T) {
+	testenv.RequireORT(t)
+	dec := testenv.Model(t, moonshineDecoder)
+	enc := testenv.Model(t, "moonshine-tiny-encoder_model.onnx")
+	oneSecond := map[string][]int64{"input_values": {1, 16000}}
+
+	run, err := runEncoder(enc, oneSecond, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.states.GetShape(); len(got) != 3 || got[1] != 40 || got[2] != 288 || run.input != "input_values [1 16000]" {
+		t.Fatalf("encoder gave %v from %q", got, run.input)
+	}
+	ins, outs, err := ort.GetInputOutputInfo(dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := describeDecoder(dec, ins, outs, decoderOptions{encoderStates: run.states})
+	if err != nil {
+		run.states.Destroy()
+		t.Fatal(err)
+	}
+	defer d.destroy()
+	if d.encoderTokens != 40 || d.kvCrossBytes != 6*2*8*36*40*4 {
+		t.Errorf("%d encoder states, %d bytes of cross-attention cache", d.encoderTokens, d.kvCrossBytes)
+	}
+	sess, err := instrument.NewDynamicSession(context.Background(), dec, d.inNames, d.outNames, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close(context.Background())
+	g, err := d.generate(context.Background(), sess, instrument.NewGenerations(), []int64{1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tokens from a second of seeded audio: %v", g.ids)
+	if len(g.ids) != 3 || g.kvBytes[0] != 6*2*8*36*4+d.kvCrossBytes {
+		t.Errorf("tokens %v, cache per step %v", g.ids, g.kvBytes)
+	}
+
+	// States that do not fit: another hidden size, or a decoder without
+	// encoder_hidden_states. The caller keeps them on an error.
+	for _, tt := range []struct {
+		name string
+		cfg  onnxgen.DecoderConfig
+		want string
+	}{
+		{"hidden 16", onnxgen.DecoderConfig{CrossAttention: true, Heads: 2, HeadDim: 8}, "the encoder's output has shape [1 40 288]"},
+		{"decoder-only", onnxgen.DecoderConfig{}, "no encoder_hidden_states input"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run, err := runEncoder(enc, oneSecond, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.states.Destroy()
+			p := decoderModel(t, tt.cfg)
+			ins, outs, err := ort.GetInputOutputInfo(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := describeDecoder(p, ins, outs, decoderOptions{encoderStates: run.states}); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := runEncoder(enc, nil, 1); err == nil || !strings.Contains(err.Error(), "input_values") {
+		t.Errorf("an encoder with a dynamic input and no shape: %v", err)
+	}
 }

@@ -21,9 +21,9 @@ type Known struct {
 	Description string            // one line
 	Shapes      map[string]string // default --shape values, input name -> "1,3,640,640"
 	Values      map[string]string // default --value values, input name -> constant
-	// EncoderTokens is the default --encoder-tokens of a decoder whose
-	// encoder_hidden_states length is symbolic (0: none).
-	EncoderTokens int
+	// Encoder names the catalog model that is the default --encoder of
+	// this decoder ("": none).
+	Encoder string
 }
 
 // Catalog lists the models scripts/fetch.sh fetches.
@@ -57,8 +57,8 @@ var Catalog = []Known{
 		// scripts/fetch.sh decoder. The encoder turns 1 s of 16 kHz audio
 		// into 40 states, 10 s into 415.
 		Name: "moonshine-tiny", File: "moonshine-tiny-decoder_model_merged.onnx", Package: "@moonshine-ai/moonshine-js",
-		Description:   "Moonshine tiny speech-to-text decoder (merged, KV cache, int8): bench it with --generate; encoder states of 10 s of audio",
-		EncoderTokens: 415,
+		Description: "Moonshine tiny speech-to-text decoder (merged, KV cache, int8): bench it with --generate; its encoder runs once on 10 s of seeded audio",
+		Encoder:     "moonshine-tiny-encoder",
 	},
 	{
 		Name: "moonshine-tiny-encoder", File: "moonshine-tiny-encoder_model.onnx", Package: "@moonshine-ai/moonshine-js",

@@ -223,6 +223,9 @@ type Generation struct {
 	// EncoderTokens is the length of the encoder states fed to the
 	// decoder of an encoder-decoder (0: a decoder-only model).
 	EncoderTokens int `json:"encoder_tokens,omitempty"`
+	// EncoderStates says where the encoder states came from: seeded
+	// values, or the output of an encoder run once.
+	EncoderStates string `json:"encoder_states,omitempty"`
 	// GeneratedIDs are the token ids the first measured generation chose
 	// (greedy argmax), to check runs repeat.
 	GeneratedIDs []int64 `json:"generated_ids,omitempty"`

@@ -221,6 +221,9 @@ func writeGeneration(w io.Writer, p *printer, g *Generation) {
 		p.f(" (with the cross-attention cache of %d encoder states)", g.EncoderTokens)
 	}
 	p.f("\n")
+	if g.EncoderStates != "" {
+		p.f("  encoder states  %s\n", g.EncoderStates)
+	}
 	if g.TTFT.Count > 0 && len(g.TTFT.Intervals) > 0 {
 		p.f("  time to first token\n")
 		writeIntervals(p, g.TTFT)
