@@ -348,6 +348,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defaults := map[string][]int64{}
+	if known != nil && known.Decoder && f.generate == 0 {
+		return usagef("%s is an autoregressive decoder: bench it with --generate N (for example: ortel bench --generate 32 %s)", known.Name, known.Name)
+	}
 	if known != nil {
 		// The catalog knows what this model needs; flags still win.
 		for name, dims := range known.Shapes {

@@ -99,6 +99,9 @@ func TestBenchGenerateMoonshine(t *testing.T) {
 	testenv.Model(t, "moonshine-tiny-decoder_model_merged.onnx")
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
 	const perToken = 6 * 2 * 8 * 36 * 4
+	if code, stdout, stderr := ortel(t, "bench", "moonshine-tiny", "--out", t.TempDir(), "--quiet"); code != 2 || !strings.Contains(stderr, "bench it with --generate N") {
+		t.Errorf("moonshine-tiny without --generate: exit %d, want 2 and a pointer to --generate\n%s%s", code, stdout, stderr)
+	}
 	for _, tt := range []struct {
 		args    []string
 		encoder int
