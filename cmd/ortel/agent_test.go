@@ -12,6 +12,7 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
+	"github.com/ortel-dev/ortel/internal/models"
 	"github.com/ortel-dev/ortel/internal/otlpjson"
 )
 
@@ -246,7 +247,7 @@ func TestDoctorListsEverySource(t *testing.T) {
 			t.Errorf("doctor does not list %s", want)
 		}
 	}
-	if len(d.OTLP) == 0 || len(d.Models) != 5 {
+	if len(d.OTLP) == 0 || len(d.Models) != len(models.Catalog) {
 		t.Errorf("otlp %v, models %d", d.OTLP, len(d.Models))
 	}
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20s3cret")

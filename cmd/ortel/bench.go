@@ -94,11 +94,20 @@ Flags:
   --sla-trials N      most trials of the SLA search (default 20; a failing
                       trial is repeated once before the search moves down)
   --generate N        LLM generation: greedy generations of N tokens on a
-                      decoder with inputs input_ids, attention_mask and
-                      past_key_values.*; reports time to first token, time per
-                      output token, tokens/s and KV-cache bytes (each measured
-                      run is one generation)
+                      decoder with a key/value cache (input_ids,
+                      past_key_values.*; attention_mask, position_ids,
+                      use_cache_branch and encoder_hidden_states when it has
+                      them); reports time to first token, time per output
+                      token, tokens/s and KV-cache bytes per step (each
+                      measured run is one generation)
   --prompt-tokens N   prompt length of --generate (default 32)
+  --encoder MODEL     with --generate on an encoder-decoder's decoder: run this
+                      encoder once on seeded input and feed its output as
+                      encoder_hidden_states (default for moonshine-tiny:
+                      moonshine-tiny-encoder on 10 s of input, 415 states)
+  --encoder-tokens N  instead of --encoder: feed seeded encoder_hidden_states
+                      of N positions (default: the model's declared length;
+                      Whisper: 1500)
   --shape NAME=DIMS   whole shape of input NAME, e.g. x=1,3,640,640 (repeatable)
   --value NAME=NUM    fill input NAME with the constant NUM, e.g. sr=16000 (repeatable)
   --profile-runs N    runs of the operator-profiling pass, 0 to skip (default 10)
@@ -129,6 +138,7 @@ Examples:
   ortel bench --scenario concurrent --concurrency 4 --sessions per-worker --threads 1 model.onnx
   ortel bench --batch 1,2,4,8,16 --warmup auto model.onnx
   ortel bench --generate 64 --prompt-tokens 128 decoder.onnx
+  ortel bench --generate 32 --prompt-tokens 4 moonshine-tiny
   ortel bench --shape input=1,512 --shape state=2,1,128 --value sr=16000 silero_vad.onnx
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel bench model.onnx
 `
@@ -147,6 +157,8 @@ type benchFlags struct {
 	runs, threads, inter, profileRuns int
 	warmupMax, concurrency, slaTrials int
 	generate, promptTokens            int
+	encoderTokens                     int
+	encoder                           string
 	seed                              uint64
 	qps                               float64
 	duration, trialDuration           time.Duration
@@ -199,6 +211,8 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.slaTrials, "sla-trials", bench.DefaultMaxTrials, "")
 	fs.IntVar(&f.generate, "generate", 0, "")
 	fs.IntVar(&f.promptTokens, "prompt-tokens", bench.DefaultPromptTokens, "")
+	fs.IntVar(&f.encoderTokens, "encoder-tokens", 0, "")
+	fs.StringVar(&f.encoder, "encoder", "", "")
 	fs.Var(&f.shapes, "shape", "")
 	fs.Var(&f.values, "value", "")
 	fs.IntVar(&f.profileRuns, "profile-runs", 10, "")
@@ -275,6 +289,12 @@ func (f *benchFlags) validate() error {
 		return usagef("--generate %d is too many tokens (at most 100000)", f.generate)
 	case f.promptTokens < 1:
 		return usagef("--prompt-tokens must be 1 or more (got %d)", f.promptTokens)
+	case f.encoderTokens < 0 || f.encoderTokens > 100000:
+		return usagef("--encoder-tokens must be from 1 to 100000, or 0 for the model's length (got %d)", f.encoderTokens)
+	case f.encoder != "" && f.encoderTokens != 0:
+		return usagef("--encoder's output sets the encoder states' length; drop --encoder-tokens")
+	case f.encoder != "" && f.generate == 0:
+		return usagef("--encoder feeds the decoder that --generate drives; add --generate N")
 	case f.generate > 0 && (len(f.batches) > 1 || f.batches[0] != 1):
 		return usagef("--generate runs one sequence at a time; drop --batch")
 	case f.generate > 0 && f.scen != bench.SingleStream:
@@ -328,6 +348,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defaults := map[string][]int64{}
+	if known != nil && known.Decoder && f.generate == 0 {
+		return usagef("%s is an autoregressive decoder: bench it with --generate N (for example: ortel bench --generate 32 %s)", known.Name, known.Name)
+	}
 	if known != nil {
 		// The catalog knows what this model needs; flags still win.
 		for name, dims := range known.Shapes {
@@ -340,6 +363,26 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		for name, v := range known.Values {
 			if _, ok := values[name]; !ok {
 				values[name] = v
+			}
+		}
+		if f.generate > 0 && f.encoder == "" && f.encoderTokens == 0 {
+			f.encoder = known.Encoder
+		}
+	}
+	var encoderShapes map[string][]int64
+	if f.encoder != "" {
+		p, k, err := models.Resolve(f.encoder)
+		if err != nil {
+			return fmt.Errorf("--encoder: %w", err)
+		}
+		f.encoder, encoderShapes = p, map[string][]int64{}
+		if k != nil {
+			for name, dims := range k.Shapes {
+				s, err := bench.ParseShapes([]string{name + "=" + dims})
+				if err != nil {
+					return fmt.Errorf("catalog shape of %s: %w", k.Name, err)
+				}
+				encoderShapes[name] = s[name]
 			}
 		}
 	}
@@ -388,7 +431,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		WarmupAuto: f.warmupAuto, WarmupMax: f.warmupMax,
 		Scenario: f.scen, Concurrency: f.concurrency, Sessions: f.sessMode,
 		QPS: f.qps, SLA: f.slaParsed, TrialDuration: f.trialDuration, MaxTrials: f.slaTrials,
-		Generate: f.generate, PromptTokens: f.promptTokens,
+		Generate: f.generate, PromptTokens: f.promptTokens, EncoderTokens: f.encoderTokens,
+		EncoderPath: f.encoder, EncoderShapes: encoderShapes,
 		Batches:        f.batches,
 		IntraOpThreads: f.threads, InterOpThreads: f.inter, Session: f.session,
 		ProfileRuns: f.profileRuns, Seed: f.seed,

@@ -153,7 +153,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		if !m.Fetched {
 			state = "missing"
 		}
-		fmt.Fprintf(w, "  %-14s %-8s %s\n", m.Name, state, m.Path)
+		fmt.Fprintf(w, "  %-22s %-8s %s\n", m.Name, state, m.Path)
 	}
 	return nil
 }

@@ -68,10 +68,22 @@ type Config struct {
 
 	// Generate, when more than 0, benches LLM generation: each measured
 	// request is one greedy generation of Generate tokens from a prompt of
-	// PromptTokens tokens (default DefaultPromptTokens), on a decoder that
-	// follows the input_ids / attention_mask / past_key_values.* convention.
+	// PromptTokens tokens (default DefaultPromptTokens), on a decoder with
+	// a key/value cache in the Hugging Face/Optimum layout (input_ids,
+	// past_key_values.*, and attention_mask, position_ids,
+	// use_cache_branch, encoder_hidden_states when it has them).
 	Generate     int
 	PromptTokens int
+	// EncoderTokens is the length of the encoder_hidden_states fed to the
+	// decoder of an encoder-decoder (Whisper: 1500) when the model leaves
+	// it symbolic; 0 takes the model's declared length.
+	EncoderTokens int
+	// EncoderPath, when set, is the encoder of an encoder-decoder: it runs
+	// once on seeded inputs (dynamic sizes from EncoderShapes) and its
+	// output is the decoder's encoder_hidden_states, instead of seeded
+	// values.
+	EncoderPath   string
+	EncoderShapes map[string][]int64
 
 	IntraOpThreads int // 0: ORT's default
 	InterOpThreads int

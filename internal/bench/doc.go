@@ -74,8 +74,13 @@
 // attention_mask / past_key_values.<i>.key|value → logits /
 // present.<i>.key|value convention: a prefill run over the prompt with
 // empty caches, then one run per token feeding back the present tensors.
-// instrument.Generations records time to first token, time per output
-// token, token counts, tokens/s and the KV-cache size.
+// The layout is read from the model: position_ids, num_logits_to_keep,
+// the use_cache_branch of merged decoders, and the encoder_hidden_states
+// and past_key_values.<i>.decoder|encoder.* of an encoder-decoder's
+// decoder (Whisper, Moonshine), whose cross-attention cache stays the
+// prefill's. instrument.Generations records time to first token, time per
+// output token, token counts, tokens/s and the KV-cache size; the report
+// adds the cache held after each step.
 //
 // # Telemetry
 //

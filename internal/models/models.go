@@ -21,6 +21,11 @@ type Known struct {
 	Description string            // one line
 	Shapes      map[string]string // default --shape values, input name -> "1,3,640,640"
 	Values      map[string]string // default --value values, input name -> constant
+	// Decoder marks an autoregressive decoder, benched with --generate.
+	Decoder bool
+	// Encoder names the catalog model that is the default --encoder of
+	// this decoder ("": none).
+	Encoder string
 }
 
 // Catalog lists the models scripts/fetch.sh fetches.
@@ -49,6 +54,19 @@ var Catalog = []Known{
 	{
 		Name: "openwakeword", File: "hello_deepa.onnx", Package: "openwakeword-js",
 		Description: "openWakeWord 'hello deepa' wake-word classifier",
+	},
+	{
+		// scripts/fetch.sh decoder. The encoder turns 1 s of 16 kHz audio
+		// into 40 states, 10 s into 415.
+		Name: "moonshine-tiny", File: "moonshine-tiny-decoder_model_merged.onnx", Package: "@moonshine-ai/moonshine-js",
+		Description: "Moonshine tiny speech-to-text decoder (merged, KV cache, int8): bench it with --generate; its encoder runs once on 10 s of seeded audio",
+		Decoder:     true,
+		Encoder:     "moonshine-tiny-encoder",
+	},
+	{
+		Name: "moonshine-tiny-encoder", File: "moonshine-tiny-encoder_model.onnx", Package: "@moonshine-ai/moonshine-js",
+		Description: "Moonshine tiny speech-to-text encoder (int8), 10 s of 16 kHz audio",
+		Shapes:      map[string]string{"input_values": "1,160000"},
 	},
 }
 

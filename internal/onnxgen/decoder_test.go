@@ -265,3 +265,50 @@ func TestDecoderAttentionMaskHidesPadding(t *testing.T) {
 		t.Fatal("attending to the padding tokens changes nothing; the mask check proves nothing")
 	}
 }
+
+// TestDecoderExportLayouts checks the declared inputs and outputs of the
+// merged and Whisper-style layouts against the names InputNames and
+// OutputNames promise, and that the graphs validate.
+func TestDecoderExportLayouts(t *testing.T) {
+	tests := []struct {
+		name          string
+		cfg           DecoderConfig
+		wantIn, wantO string
+	}{
+		{"merged with position ids", DecoderConfig{Layers: 1, Merged: true, PositionIDs: true},
+			"input_ids attention_mask position_ids past_key_values.0.key past_key_values.0.value use_cache_branch",
+			"logits present.0.key present.0.value"},
+		{"whisper-style", DecoderConfig{Layers: 1, CrossAttention: true},
+			"input_ids encoder_hidden_states past_key_values.0.decoder.key past_key_values.0.decoder.value past_key_values.0.encoder.key past_key_values.0.encoder.value use_cache_branch",
+			"logits present.0.decoder.key present.0.decoder.value present.0.encoder.key present.0.encoder.value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(tt.cfg.InputNames(), " "); got != tt.wantIn {
+				t.Errorf("InputNames = %s\nwant %s", got, tt.wantIn)
+			}
+			if got := strings.Join(tt.cfg.OutputNames(), " "); got != tt.wantO {
+				t.Errorf("OutputNames = %s\nwant %s", got, tt.wantO)
+			}
+			m := Decoder(tt.cfg)
+			if err := m.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			var gotIn, gotOut []string
+			for _, v := range m.Graph.Inputs {
+				gotIn = append(gotIn, v.Name)
+			}
+			for _, v := range m.Graph.Outputs {
+				gotOut = append(gotOut, v.Name)
+			}
+			if !slices.Equal(gotIn, tt.cfg.InputNames()) || !slices.Equal(gotOut, tt.cfg.OutputNames()) {
+				t.Errorf("graph declares %q -> %q", gotIn, gotOut)
+			}
+			for _, v := range m.Graph.Inputs {
+				if v.Name == DecoderUseCacheBranch && v.String() != "use_cache_branch bool[1]" {
+					t.Errorf("declared %s", v)
+				}
+			}
+		})
+	}
+}

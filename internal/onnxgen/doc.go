@@ -17,7 +17,9 @@
 //     (compute-bound) and [Bandwidth] (memory-bound) for peak FLOP/s and
 //     bytes/s, and [Decoder], a real prefill+decode language-model graph with
 //     a KV cache in the Hugging Face/Optimum input/output convention, for
-//     time-to-first-token and time-per-output-token measurements.
+//     time-to-first-token and time-per-output-token measurements; options
+//     lay it out as a merged decoder (use_cache_branch), with position_ids,
+//     or as a Whisper-style decoder with cross attention.
 //
 // Models use IR version 8 and opset 17 of the default domain unless told
 // otherwise, which ONNX Runtime 1.24 loads.

@@ -214,6 +214,18 @@ type Generation struct {
 	// KVCacheBytes is the size of the present.* tensors after the last
 	// token.
 	KVCacheBytes int64 `json:"kv_cache_bytes"`
+	// KVCacheBytesPerStep is the cache held after each step of the first
+	// measured generation (the prefill, then each decoded token);
+	// KVCacheBytesPerToken what one more token adds, from the cache
+	// inputs' declared heads and head sizes.
+	KVCacheBytesPerStep  []int64 `json:"kv_cache_bytes_per_step,omitempty"`
+	KVCacheBytesPerToken int64   `json:"kv_cache_bytes_per_token,omitempty"`
+	// EncoderTokens is the length of the encoder states fed to the
+	// decoder of an encoder-decoder (0: a decoder-only model).
+	EncoderTokens int `json:"encoder_tokens,omitempty"`
+	// EncoderStates says where the encoder states came from: seeded
+	// values, or the output of an encoder run once.
+	EncoderStates string `json:"encoder_states,omitempty"`
 	// GeneratedIDs are the token ids the first measured generation chose
 	// (greedy argmax), to check runs repeat.
 	GeneratedIDs []int64 `json:"generated_ids,omitempty"`

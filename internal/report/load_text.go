@@ -213,7 +213,25 @@ func writeGeneration(w io.Writer, p *printer, g *Generation) {
 	}
 	tw.Flush()
 	p.f("  tokens/s  %.1f (p50, start to last token); decode %.1f (p50)\n", g.TokensPerS.P50, g.DecodeTokensPerS.P50)
-	p.f("  KV cache  %s after the last token\n", bytesHuman(g.KVCacheBytes))
+	p.f("  KV cache  %s after the last token", bytesHuman(g.KVCacheBytes))
+	if g.KVCacheBytesPerToken > 0 {
+		p.f(", %s more per token", bytesHuman(g.KVCacheBytesPerToken))
+	}
+	if g.EncoderTokens > 0 {
+		p.f(" (with the cross-attention cache of %d encoder states)", g.EncoderTokens)
+	}
+	p.f("\n")
+	if g.EncoderStates != "" {
+		p.f("  encoder states  %s\n", g.EncoderStates)
+	}
+	if g.TTFT.Count > 0 && len(g.TTFT.Intervals) > 0 {
+		p.f("  time to first token\n")
+		writeIntervals(p, g.TTFT)
+	}
+	if g.TPOT.Count > 0 && len(g.TPOT.Intervals) > 0 {
+		p.f("  time per output token (one value per generation)\n")
+		writeIntervals(p, g.TPOT)
+	}
 }
 
 func plural(n int, what string) string {
