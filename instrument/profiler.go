@@ -90,7 +90,8 @@ type profiler struct {
 	selected, profiled, missed, emitted, spans, lost, triggers atomic.Int64
 
 	runOpts chan *ort.RunOptions // free list of per-run options
-	emitSem chan struct{}        // one profile read at a time
+	emitSem chan struct{}        // one profile read at a time; guards em
+	em      *emitter
 
 	dirOnce sync.Once
 	dir     string
@@ -139,6 +140,7 @@ func newProfiler(c *core, sessOpts *ort.SessionOptions, create func(*ort.Session
 		c: c, cfg: c.cfg.profiling, sessOpts: sessOpts, create: create,
 		runOpts: make(chan *ort.RunOptions, 8),
 		emitSem: make(chan struct{}, 1),
+		em:      newEmitter(c),
 	}
 	perRunErr := ortapi.RunProfiling()
 	p.perRun = perRunErr == nil && !windowsOnly.Load()
@@ -373,7 +375,7 @@ func (p *profiler) emitRun(prefix string, r profiledRun) {
 		return
 	}
 	for _, f := range files {
-		n, err := emitWindow(p.c, f, r.start, []profiledRun{r})
+		n, err := emitWindow(p.em, f, r.start, []profiledRun{r})
 		p.account(n, err)
 		if !p.cfg.KeepFiles {
 			os.Remove(f)
@@ -573,8 +575,10 @@ func (p *profiler) emitWindowFiles(w *window, runs []profiledRun) error {
 		}
 		return fmt.Errorf("ortel: ONNX Runtime wrote no profile for prefix %q", w.prefix)
 	}
+	p.emitSem <- struct{}{}
+	defer func() { <-p.emitSem }()
 	for _, f := range files {
-		n, err := emitWindow(p.c, f, w.created, runs)
+		n, err := emitWindow(p.em, f, w.created, runs)
 		p.emitted.Add(int64(min(len(runs), max(n, 0))))
 		p.spans.Add(int64(n))
 		if err != nil {
