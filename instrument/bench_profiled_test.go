@@ -93,3 +93,47 @@ func BenchmarkProfiledRunVAD(b *testing.B) {
 	b.ReportMetric(res[2].wall/base.wall, "ortel-profiled/plain-wall")
 	b.ReportMetric(float64(st.Spans)/float64(max(st.Emitted, 1)), "spans/run")
 }
+
+// BenchmarkORTProfiledRunVAD loops ORT's own run-level profiling of Silero
+// VAD (no ortel), one run per op, file on /dev/shm removed after each run:
+// the loop to put under perf to see where ORT's profiled run goes.
+//
+//	go test -c -o /tmp/inst.test ./instrument/
+//	perf record -g /tmp/inst.test -test.run '^$' -test.bench ORTProfiledRunVAD -test.benchtime 3000x
+func BenchmarkORTProfiledRunVAD(b *testing.B) {
+	plain, in, out := vadSession(b)
+	if err := ortapi.RunProfiling(); err != nil {
+		b.Skipf("per-run profiling: %v", err)
+	}
+	bare := plain.Unwrap()
+	dir, err := os.MkdirTemp(memoryTempRoot, "ortel-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(dir) })
+	ro, err := ort.NewRunOptions()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ro.Destroy()
+	prefix := filepath.Join(dir, "ort")
+	profiled := os.Getenv("ORTEL_BENCH_UNPROFILED") == ""
+	b.ReportAllocs()
+	for b.Loop() {
+		if profiled {
+			if err := ortapi.EnableRunProfiling(ro, prefix); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := bare.RunWithOptions(in, out, ro); err != nil {
+			b.Fatal(err)
+		}
+		if profiled {
+			ortapi.DisableRunProfiling(ro)
+			files, _ := filepath.Glob(prefix + "_*.json")
+			for _, f := range files {
+				os.Remove(f)
+			}
+		}
+	}
+}
