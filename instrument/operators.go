@@ -380,6 +380,17 @@ type ImportStats struct {
 // initialization). origin is the wall-clock time of the profile's clock zero,
 // usually when the profiled session was created. It uses the same options as
 // sessions (providers, model name).
+//
+// ImportProfile reads r as a stream. ORT writes a run's node events just
+// before its model_run event, so it holds only the events of the run not
+// yet closed, in buffers it reuses: its memory is that of the largest run,
+// whatever the file's size. A file whose node events never meet a model_run
+// (a truncated or hand-edited profile) is held up to 2^20 events; beyond
+// that node events are counted in ImportStats.Dropped. Spans go through the
+// TracerProvider's span processor, which may drop under a burst (the SDK's
+// batcher drops when its queue is full): `ortel import` (internal/profimport)
+// converts with backpressure and spills held events to disk, and is the
+// lossless path for large files.
 func ImportProfile(ctx context.Context, r io.Reader, origin time.Time, opts ...Option) (ImportStats, error) {
 	c := newCore("", opts)
 	var st ImportStats
