@@ -112,7 +112,9 @@ type Profiling struct {
 	// the configured one); ProfilingStats().EffectiveEveryN and the
 	// ortel.profiling.interval attribute of profiled run spans report it.
 	// Every run that is selected is still profiled in full. Runs owed to
-	// triggers and ProfileRuns are never held back, only charged.
+	// triggers and ProfileRuns are never held back, only charged. On ONNX
+	// Runtime 1.24 the profiled copy of the session each window opens is
+	// not charged, only its runs and their emission.
 	//
 	// Default 0: no cap, EveryN and Ratio are exact. Set it where a
 	// profiled run costs many unprofiled ones: on ONNX Runtime 1.30 ORT's

@@ -270,29 +270,30 @@ type bench struct {
 	ops   *opCollector
 	iopts []instrument.Option
 
-	sessions   []*instrument.DynamicSession
-	closers    []func() error // run after the sessions close
-	outNames   []string
-	firstRun   time.Time // when the cold first run started
-	warmStarts []float64 // start of each warm-up-curve run since firstRun, seconds
-	warmMed    float64   // median latency of the last warm-up runs, seconds
-	hwStarted  bool
-	inPass     atomic.Bool // the profiling pass runs: its operators go to the report
-	onDemand   int64       // runs profiled on demand, noted once
+	sessions      []*instrument.DynamicSession
+	closers       []func() error // run after the sessions close
+	outNames      []string
+	firstRun      time.Time // when the cold first run started
+	warmStarts    []float64 // start of each warm-up-curve run since firstRun, seconds
+	warmMed       float64   // median latency of the last warm-up runs, seconds
+	hwStarted     bool
+	inPass        atomic.Bool // the profiling pass runs: its operators go to the report
+	passRuns      int64       // runs the profiling pass profiled
+	onDemandNoted bool
 }
 
 // noteOnDemand notes, once, how many runs were profiled on demand (a
-// signal or the live view) before the profiling pass or the end.
+// signal or the live view): those the sessions profiled beyond the pass's.
 func (b *bench) noteOnDemand() {
-	if b.onDemand != 0 || b.inPass.Load() {
+	if b.onDemandNoted || b.inPass.Load() {
 		return
 	}
-	var n int64
+	n := -b.passRuns
 	for _, s := range b.sessions {
 		n += s.ProfilingStats().Profiled
 	}
 	if n > 0 {
-		b.onDemand = n
+		b.onDemandNoted = true
 		b.rep.Notes = append(b.rep.Notes, fmt.Sprintf("%d runs were profiled on demand during the bench (signal or live view); their latency is in the measured figures, their operators are not in the operator table", n))
 	}
 }
@@ -836,6 +837,7 @@ func (b *bench) profilePass(ctx context.Context, run func(context.Context) error
 	b.noteOnDemand()
 	b.inPass.Store(true)
 	defer b.inPass.Store(false)
+	b.passRuns += int64(n)
 	cfg.progress("profiling operators: %d runs (separate pass, not measured)", n)
 	sess := b.sessions[0]
 	if err := sess.ProfileRuns(ctx, n); err != nil {
