@@ -288,6 +288,9 @@ func profilingCost(b *testing.B, open func(*testing.B, ...Option) (*DynamicSessi
 				sd.lat = append(sd.lat, d)
 			}
 		}
+		// The block's profiles are emitted in the background: wait for them
+		// so that their CPU counts in this block, not in the next side's.
+		sd.s.Flush(ctx)
 		if keep {
 			d := cpuNow() - c
 			sd.cpu += d
