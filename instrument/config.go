@@ -119,8 +119,10 @@ type Profiling struct {
 	// Default 0: no cap, EveryN and Ratio are exact. Set it where a
 	// profiled run costs many unprofiled ones: on ONNX Runtime 1.30 ORT's
 	// own per-run profiler adds about 0.5 ms to a run whatever the model,
-	// so 1 run in 100 of a 0.1 ms model (Silero VAD) costs about +5% CPU;
-	// with MaxCPUShare 0.02 it profiles about 1 run in 400 instead. On
+	// and emitting its operator spans about 6 µs per operator, so 1 run in
+	// 100 of a 0.1 ms model (Silero VAD) costs about +12% CPU; with
+	// MaxCPUShare 0.02 it profiles about 1 run in 500 instead, for +1 to
+	// +2.5% measured (the cap does not count the SDK's export and GC). On
 	// models of milliseconds and more (PaddleOCR det) 1 in 100 stays under
 	// 2% and the cap never acts. Overrides ORTEL_PROFILE_MAX_CPU_SHARE.
 	MaxCPUShare float64
