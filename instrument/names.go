@@ -14,6 +14,7 @@ const (
 	attrErrorType          = string(semconv.ErrorTypeKey)
 	attrStageName          = string(semconv.OrtelStageNameKey)
 	attrPipelineName       = string(semconv.OrtelPipelineNameKey)
+	attrProfilingInterval  = string(semconv.OrtelProfilingIntervalKey)
 
 	attrNodeName                = string(semconv.OnnxruntimeNodeNameKey)
 	attrNodeOpType              = string(semconv.OnnxruntimeNodeOpTypeKey)

@@ -47,9 +47,13 @@ type runGroup struct {
 	nodes []profile.Event
 }
 
-// grouper turns a profile's event stream into run groups.
+// grouper turns a profile's event stream into run groups. It copies events
+// into buffers it reuses, so reading profile after profile allocates
+// nothing once they have grown: the group add returns is valid only until
+// the next call to add.
 type grouper struct {
-	pending []profile.Event
+	pending []profile.Event // events waiting for their model_run; slots past len are reused
+	grp     runGroup
 	dropped int
 }
 
@@ -62,30 +66,44 @@ func (g *grouper) add(ev *profile.Event) *runGroup {
 			}
 			return nil
 		}
-		g.pending = append(g.pending, ev.Clone())
+		n := len(g.pending)
+		if n < cap(g.pending) {
+			g.pending = g.pending[:n+1]
+		} else {
+			g.pending = append(g.pending, profile.Event{})
+		}
+		ev.CopyTo(&g.pending[n])
 		return nil
 	}
 	if ev.Category != "Session" || ev.Name != "model_run" {
 		return nil
 	}
-	grp := &runGroup{run: ev.Clone()}
+	grp := &g.grp
+	ev.CopyTo(&grp.run)
 	lo, hi := ev.TS, ev.TS+ev.Dur
-	keep := g.pending[:0]
-	for _, n := range g.pending {
+	// Each slot of pending owns its slices: the group's nodes are shallow
+	// copies of slots that end up past len (reused only by the next add),
+	// and the nodes kept for later runs are swapped, never copied, to the
+	// front.
+	nodes := grp.nodes[:0]
+	keep := 0
+	for i := range g.pending {
+		n := &g.pending[i]
 		switch {
 		case n.TS >= lo && n.TS+n.Dur <= hi:
-			grp.nodes = append(grp.nodes, n)
+			nodes = append(nodes, *n)
 		case n.TS > hi:
-			keep = append(keep, n) // a later run's node (concurrent runs)
+			g.pending[keep], g.pending[i] = g.pending[i], g.pending[keep] // a later run's node (concurrent runs)
+			keep++
 		default:
 			if n.IsKernel() {
 				g.dropped++ // outside every run: no parent to give it
 			}
 		}
 	}
-	clear(g.pending[len(keep):])
-	g.pending = keep
-	sort.SliceStable(grp.nodes, func(i, j int) bool { return grp.nodes[i].TS < grp.nodes[j].TS })
+	g.pending = g.pending[:keep]
+	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].TS < nodes[j].TS })
+	grp.nodes = nodes
 	return grp
 }
 
@@ -105,7 +123,7 @@ func countRuns(path string) (int, error) {
 // the run span it belongs to. created is when the window's session creation
 // started: ORT's profile clock starts close to it, which places runs when
 // the order alone cannot match them.
-func emitWindow(c *core, path string, created time.Time, runs []profiledRun) (int, error) {
+func emitWindow(e *emitter, path string, created time.Time, runs []profiledRun) (int, error) {
 	// A per-run profile holds its one run, or none when the run failed
 	// early: matching in order needs no counting pass over the file (a
 	// second read of it, a fifth of a profiled VAD run's emission cost).
@@ -130,8 +148,10 @@ func emitWindow(c *core, path string, created time.Time, runs []profiledRun) (in
 	byOrder := n == len(cands)
 	used := make([]bool, len(cands))
 	k, emitted := 0, 0
-	var g grouper
-	_, err = profile.ReadFile(path, func(ev *profile.Event) error {
+	g := &e.g
+	g.dropped = 0
+	g.pending = g.pending[:0]
+	err = e.read(path, func(ev *profile.Event) error {
 		grp := g.add(ev)
 		if grp == nil {
 			return nil
@@ -149,7 +169,7 @@ func emitWindow(c *core, path string, created time.Time, runs []profiledRun) (in
 			return nil
 		}
 		used[idx] = true
-		emitted += c.emitRun(cands[idx], grp)
+		emitted += e.emitRun(cands[idx], grp)
 		return nil
 	})
 	if err != nil {
@@ -212,56 +232,6 @@ func (p placement) interval(n *profile.Event) (time.Time, time.Time) {
 	return s, e
 }
 
-// emitRun emits the operators of one run as children of its span; the
-// nodes of a subgraph become children of the node that ran it.
-func (c *core) emitRun(r profiledRun, grp *runGroup) int {
-	pl := place(r, &grp.run)
-	runCtx := trace.ContextWithSpanContext(context.Background(), r.sc)
-	nest := profile.Nest(grp.nodes)
-	// Parents before children: by depth, then in time order.
-	order := make([]int, 0, len(grp.nodes))
-	for i := range grp.nodes {
-		if grp.nodes[i].IsKernel() {
-			order = append(order, i)
-		}
-	}
-	sort.SliceStable(order, func(a, b int) bool { return nest[order[a]].Depth < nest[order[b]].Depth })
-	ctxs := make([]context.Context, len(grp.nodes))
-	for _, i := range order {
-		n := &grp.nodes[i]
-		parent := runCtx
-		if p := nest[i].Parent; p >= 0 && ctxs[p] != nil {
-			parent = ctxs[p]
-		}
-		s, e := pl.interval(n)
-		self := time.Duration(nest[i].Self) * time.Microsecond
-		ctxs[i] = c.emitNode(parent, n, s, e, self)
-		if fn := c.cfg.nodeObserver; fn != nil {
-			fn(ProfiledNode{Run: r.index, RunSpan: r.sc, Start: s, End: e, Node: *n, Self: self, Depth: nest[i].Depth})
-		}
-	}
-	return len(order)
-}
-
-// emitNode emits one operator span and records its self time; it returns
-// the span's context, the parent of the nodes of its subgraphs.
-func (c *core) emitNode(parent context.Context, n *profile.Event, start, end time.Time, self time.Duration) context.Context {
-	name := n.OpName
-	if name == "" {
-		name = n.NodeName()
-	}
-	ctx, span := c.emitTracer().Start(parent, name,
-		trace.WithTimestamp(start),
-		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(c.nodeAttributes(n)...))
-	if !span.IsRecording() && trace.SpanContextFromContext(parent).IsSampled() {
-		c.lostSpan()
-	}
-	span.End(trace.WithTimestamp(end))
-	c.inst.nodeDuration.Record(parent, self.Seconds(), c.nodeMetricAttrs(n.OpName, n.Provider))
-	return ctx
-}
-
 // nodeMetricAttrs returns the cached attribute set of (op type, provider).
 func (c *core) nodeMetricAttrs(op, provider string) metric.MeasurementOption {
 	key := [2]string{op, provider}
@@ -278,18 +248,17 @@ func (c *core) nodeMetricAttrs(op, provider string) metric.MeasurementOption {
 	return o
 }
 
-// nodeAttributes are the span attributes of one operator.
-func (c *core) nodeAttributes(n *profile.Event) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 16)
-	attrs = append(attrs, c.baseAttrs...)
-	return AppendNodeAttributes(attrs, n)
-}
-
 // AppendNodeAttributes appends the span attributes ortel gives one operator
 // (node name, op type, provider, index, shapes, sizes, thread statistics and,
 // from ONNX Runtime 1.25 on, the allocator readings) to dst and returns it.
 // The model name and other session attributes are not included.
 func AppendNodeAttributes(dst []attribute.KeyValue, n *profile.Event) []attribute.KeyValue {
+	return appendDynamicNodeAttributes(appendStaticNodeAttributes(dst, n), n)
+}
+
+// appendStaticNodeAttributes appends the attributes of a node that stay
+// the same from run to run while its shapes do.
+func appendStaticNodeAttributes(dst []attribute.KeyValue, n *profile.Event) []attribute.KeyValue {
 	attrs := append(dst,
 		attribute.String(attrNodeName, n.NodeName()),
 		attribute.String(attrNodeOpType, n.OpName),
@@ -316,6 +285,12 @@ func AppendNodeAttributes(dst []attribute.KeyValue, n *profile.Event) []attribut
 			attrs = append(attrs, attribute.Int64(sz.key, sz.v))
 		}
 	}
+	return attrs
+}
+
+// appendDynamicNodeAttributes appends the attributes of a node that change
+// from run to run: thread statistics and allocator readings.
+func appendDynamicNodeAttributes(attrs []attribute.KeyValue, n *profile.Event) []attribute.KeyValue {
 	if t := SummarizeThreads(n); t.Threads > 0 {
 		attrs = append(attrs,
 			attribute.Int(attrNodeThreadsCount, t.Threads),
@@ -405,10 +380,22 @@ type ImportStats struct {
 // initialization). origin is the wall-clock time of the profile's clock zero,
 // usually when the profiled session was created. It uses the same options as
 // sessions (providers, model name).
+//
+// ImportProfile reads r as a stream. ORT writes a run's node events just
+// before its model_run event, so it holds only the events of the run not
+// yet closed, in buffers it reuses: its memory is that of the largest run,
+// whatever the file's size. A file whose node events never meet a model_run
+// (a truncated or hand-edited profile) is held up to 2^20 events; beyond
+// that node events are counted in ImportStats.Dropped. Spans go through the
+// TracerProvider's span processor, which may drop under a burst (the SDK's
+// batcher drops when its queue is full): `ortel import` (internal/profimport)
+// converts with backpressure and spills held events to disk, and is the
+// lossless path for large files.
 func ImportProfile(ctx context.Context, r io.Reader, origin time.Time, opts ...Option) (ImportStats, error) {
 	c := newCore("", opts)
 	var st ImportStats
-	var g grouper
+	e := newEmitter(c)
+	g := &e.g
 	rd := profile.NewReader(r)
 	at := func(ts int64) time.Time { return origin.Add(time.Duration(ts) * time.Microsecond) }
 	for {
@@ -436,7 +423,7 @@ func ImportProfile(ctx context.Context, r io.Reader, origin time.Time, opts ...O
 		_, span := c.tracer.Start(ctx, c.spanName, trace.WithNewRoot(), trace.WithTimestamp(start),
 			trace.WithSpanKind(trace.SpanKindInternal),
 			trace.WithAttributes(append(append([]attribute.KeyValue(nil), c.spanAttrs...), attribute.Bool(attrRunProfiled, true))...))
-		st.Nodes += c.emitRun(profiledRun{sc: span.SpanContext(), start: start, end: end, index: int64(st.Runs)}, grp)
+		st.Nodes += e.emitRun(profiledRun{sc: span.SpanContext(), start: start, end: end, index: int64(st.Runs)}, grp)
 		span.End(trace.WithTimestamp(end))
 		c.inst.runDuration.Record(ctx, end.Sub(start).Seconds(), c.recProfiled...)
 		st.Runs++

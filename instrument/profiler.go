@@ -14,6 +14,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/instrument/internal/ortapi"
@@ -51,6 +52,18 @@ type ProfilingStats struct {
 	Lost int64
 	// Triggers counts the slow-run and on-demand triggers accepted.
 	Triggers int64
+	// Throttled counts the runs sampling selected that Profiling.MaxCPUShare
+	// held back: each wait ends with the first run after profiling's cost
+	// was paid for, which is profiled instead. 0 without a cap.
+	Throttled int64
+	// EffectiveEveryN is the runs per profiled run so far, with
+	// Profiling.MaxCPUShare set (0 without a cap, or before the first
+	// profiled run).
+	EffectiveEveryN float64
+	// CPUShare is what profiling cost (extra run time and emission CPU)
+	// over the time the runs took, with Profiling.MaxCPUShare set; 0
+	// without a cap.
+	CPUShare float64
 }
 
 // profiledRunner is the profiled copy of a session, of either kind (the
@@ -90,7 +103,9 @@ type profiler struct {
 	selected, profiled, missed, emitted, spans, lost, triggers atomic.Int64
 
 	runOpts chan *ort.RunOptions // free list of per-run options
-	emitSem chan struct{}        // one profile read at a time
+	emitSem chan struct{}        // one profile read at a time; guards em
+	em      *emitter
+	cap     *cpuCap // nil unless Profiling.MaxCPUShare is set
 
 	dirOnce sync.Once
 	dir     string
@@ -139,6 +154,8 @@ func newProfiler(c *core, sessOpts *ort.SessionOptions, create func(*ort.Session
 		c: c, cfg: c.cfg.profiling, sessOpts: sessOpts, create: create,
 		runOpts: make(chan *ort.RunOptions, 8),
 		emitSem: make(chan struct{}, 1),
+		em:      newEmitter(c),
+		cap:     newCPUCap(c.cfg.profiling.MaxCPUShare),
 	}
 	perRunErr := ortapi.RunProfiling()
 	p.perRun = perRunErr == nil && !windowsOnly.Load()
@@ -167,15 +184,25 @@ func (p *profiler) sample() bool {
 			return true
 		}
 	}
+	var picked bool
 	if n := p.cfg.EveryN; n > 0 {
-		return p.counter.Add(1)%uint64(n) == 0
+		picked = p.counter.Add(1)%uint64(n) == 0
+	} else {
+		picked = p.cfg.Ratio > 0 && rand.Float64() < p.cfg.Ratio
 	}
-	return p.cfg.Ratio > 0 && rand.Float64() < p.cfg.Ratio
+	if p.cap != nil {
+		return p.cap.allow(picked)
+	}
+	return picked
 }
 
-// slow is called with the duration of every unprofiled run that ended well;
-// a run slower than SlowRun triggers profiling of the next TailRuns runs.
-func (p *profiler) slow(d time.Duration) {
+// plainRan is called with the duration of every unprofiled run that ended
+// well: the CPU cap earns its share, and a run slower than SlowRun triggers
+// profiling of the next TailRuns runs.
+func (p *profiler) plainRan(d time.Duration) {
+	if p.cap != nil {
+		p.cap.plain(d)
+	}
 	if p.cfg.SlowRun > 0 && d > p.cfg.SlowRun {
 		p.trigger(p.cfg.TailRuns)
 	}
@@ -304,6 +331,7 @@ func (c *core) runProfiled(ctx context.Context, batch int64,
 			return c.runPlain(ctx, batch, func() error { return perRun(nil) })
 		}
 		ctx, span := c.begin(ctx, batch, true)
+		p.markInterval(span)
 		start := time.Now()
 		if err = ctx.Err(); err == nil {
 			err = perRun(ro)
@@ -311,6 +339,9 @@ func (c *core) runProfiled(ctx context.Context, batch int64,
 		end := time.Now()
 		p.disarm(ro)
 		p.profiled.Add(1)
+		if p.cap != nil && err == nil {
+			p.cap.profiledRun(end.Sub(start))
+		}
 		r := profiledRun{sc: span.SpanContext(), start: start, end: end, failed: err != nil,
 			index: p.runIndex.Add(1) - 1}
 		err = c.end(ctx, span, start, end, err, true)
@@ -324,12 +355,16 @@ func (c *core) runProfiled(ctx context.Context, batch int64,
 		return c.runPlain(ctx, batch, func() error { return perRun(nil) })
 	}
 	ctx, span := c.begin(ctx, batch, true)
+	p.markInterval(span)
 	start := time.Now()
 	if err = ctx.Err(); err == nil {
 		err = inWindow(w.runner)
 	}
 	end := time.Now()
 	p.profiled.Add(1)
+	if p.cap != nil && err == nil {
+		p.cap.profiledRun(end.Sub(start))
+	}
 	w.runs = append(w.runs, profiledRun{
 		sc: span.SpanContext(), start: start, end: end, failed: err != nil,
 		index: p.runIndex.Add(1) - 1,
@@ -343,6 +378,16 @@ func (c *core) runProfiled(ctx context.Context, batch int64,
 	return err
 }
 
+// markInterval sets, with a CPU cap, the effective sampling interval on
+// a profiled run's span.
+func (p *profiler) markInterval(span trace.Span) {
+	if p.cap == nil || !span.IsRecording() {
+		return
+	}
+	runs, profiled := p.cap.runs.Load()+1, p.profiled.Load()+1
+	span.SetAttributes(attribute.Float64(attrProfilingInterval, float64(runs)/float64(profiled)))
+}
+
 // runPlain is an unprofiled run inside a run span.
 func (c *core) runPlain(ctx context.Context, batch int64, run func() error) error {
 	ctx, span := c.begin(ctx, batch, false)
@@ -354,7 +399,7 @@ func (c *core) runPlain(ctx context.Context, batch int64, run func() error) erro
 	end := time.Now()
 	err = c.end(ctx, span, start, end, err, false)
 	if err == nil && c.prof != nil {
-		c.prof.slow(end.Sub(start))
+		c.prof.plainRan(end.Sub(start))
 	}
 	return err
 }
@@ -364,6 +409,10 @@ func (p *profiler) emitRun(prefix string, r profiledRun) {
 	defer p.pending.Done()
 	p.emitSem <- struct{}{}
 	defer func() { <-p.emitSem }()
+	if p.cap != nil {
+		stop := threadClock()
+		defer func() { p.cap.charge(stop()) }()
+	}
 	files, err := profileFiles(prefix)
 	if err == nil && len(files) == 0 && !r.failed {
 		err = fmt.Errorf("ONNX Runtime wrote no profile for prefix %q", prefix)
@@ -373,7 +422,7 @@ func (p *profiler) emitRun(prefix string, r profiledRun) {
 		return
 	}
 	for _, f := range files {
-		n, err := emitWindow(p.c, f, r.start, []profiledRun{r})
+		n, err := emitWindow(p.em, f, r.start, []profiledRun{r})
 		p.account(n, err)
 		if !p.cfg.KeepFiles {
 			os.Remove(f)
@@ -573,8 +622,14 @@ func (p *profiler) emitWindowFiles(w *window, runs []profiledRun) error {
 		}
 		return fmt.Errorf("ortel: ONNX Runtime wrote no profile for prefix %q", w.prefix)
 	}
+	p.emitSem <- struct{}{}
+	defer func() { <-p.emitSem }()
+	if p.cap != nil {
+		stop := threadClock()
+		defer func() { p.cap.charge(stop()) }()
+	}
 	for _, f := range files {
-		n, err := emitWindow(p.c, f, w.created, runs)
+		n, err := emitWindow(p.em, f, w.created, runs)
 		p.emitted.Add(int64(min(len(runs), max(n, 0))))
 		p.spans.Add(int64(n))
 		if err != nil {
@@ -661,9 +716,17 @@ func (p *profiler) cleanup() {
 }
 
 func (p *profiler) stats() ProfilingStats {
-	return ProfilingStats{
+	st := ProfilingStats{
 		PerRun: p.perRun, Selected: p.selected.Load(), Profiled: p.profiled.Load(),
 		Missed: p.missed.Load(), Emitted: p.emitted.Load(), Spans: p.spans.Load(),
 		Lost: p.lost.Load(), Triggers: p.triggers.Load(),
 	}
+	if k := p.cap; k != nil {
+		st.Throttled = k.throttled.Load()
+		st.CPUShare = k.measured()
+		if st.Profiled > 0 {
+			st.EffectiveEveryN = float64(k.runs.Load()) / float64(st.Profiled)
+		}
+	}
+	return st
 }

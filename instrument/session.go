@@ -146,7 +146,7 @@ func (s *DynamicSession) Run(ctx context.Context, inputs, outputs []ort.Value) e
 	}
 	end := time.Now()
 	if err = s.end(ctx, span, start, end, err, false); err == nil && s.prof != nil {
-		s.prof.slow(end.Sub(start))
+		s.prof.plainRan(end.Sub(start))
 	}
 	return err
 }
@@ -247,7 +247,7 @@ func (s *AdvancedSession) Run(ctx context.Context) error {
 	}
 	end := time.Now()
 	if err = s.end(ctx, span, start, end, err, false); err == nil && s.prof != nil {
-		s.prof.slow(end.Sub(start))
+		s.prof.plainRan(end.Sub(start))
 	}
 	return err
 }

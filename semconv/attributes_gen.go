@@ -1188,6 +1188,25 @@ var (
 	OrtelPowerAggregationIdle = OrtelPowerAggregationKey.String("idle")
 )
 
+// OrtelProfilingIntervalKey is the attribute key "ortel.profiling.interval":
+// Runs per profiled run so far in the session, when profiling's CPU is capped
+// (instrument.Profiling.MaxCPUShare): the sampling interval the cap let
+// through, at least the configured one.
+//
+// Type double, stability development, ortel-defined, used on metrics and
+// spans.
+//
+// Set on the span of each profiled run. Without a cap the interval is the
+// configured one (EveryN, or 1/Ratio) and the attribute is absent.
+//
+// Examples: 100, 612.5.
+const OrtelProfilingIntervalKey = attribute.Key("ortel.profiling.interval")
+
+// OrtelProfilingInterval returns the attribute ortel.profiling.interval=v.
+func OrtelProfilingInterval(v float64) attribute.KeyValue {
+	return OrtelProfilingIntervalKey.Float64(v)
+}
+
 // OrtelRooflineBoundKey is the attribute key "ortel.roofline.bound": Which
 // roof of the roofline bounds an operator type.
 //
@@ -1467,6 +1486,7 @@ var Attributes = []Attribute{
 	{Key: "ortel.load_average.window", Type: "enum", Brief: "Averaging window of a load average.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"1m", "5m", "15m"}, Metrics: []string{"ortel.system.load_average"}},
 	{Key: "ortel.pipeline.name", Type: "string", Brief: "Name of the pipeline the stage belongs to.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.stage.duration", "ortel.stage.queue.duration"}},
 	{Key: "ortel.power.aggregation", Type: "enum", Brief: "How a power value summarizes the readings of a phase.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"avg", "max", "idle"}, Metrics: []string{"ortel.inference.power"}},
+	{Key: "ortel.profiling.interval", Type: "double", Brief: "Runs per profiled run so far in the session, when profiling's CPU is capped (instrument.Profiling.MaxCPUShare): the sampling interval the cap let through, at least the configured one.", Stability: "development", Upstream: false, SpansOnly: false},
 	{Key: "ortel.roofline.bound", Type: "enum", Brief: "Which roof of the roofline bounds an operator type.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"compute", "memory", "unknown"}, Metrics: []string{"ortel.operator.compute.rate", "ortel.operator.intensity", "ortel.operator.memory.rate", "ortel.operator.roof.utilization"}},
 	{Key: "ortel.sla.percentile", Type: "double", Brief: "Percentile of the latency distribution that must stay within the threshold, from 0 to 100.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.sla.capacity", "ortel.sla.compliance", "ortel.sla.violations"}},
 	{Key: "ortel.sla.threshold", Type: "double", Brief: "Latency threshold of the SLA, in seconds.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.sla.capacity", "ortel.sla.compliance", "ortel.sla.violations"}},

@@ -111,6 +111,12 @@ Flags:
   --shape NAME=DIMS   whole shape of input NAME, e.g. x=1,3,640,640 (repeatable)
   --value NAME=NUM    fill input NAME with the constant NUM, e.g. sr=16000 (repeatable)
   --profile-runs N    runs of the operator-profiling pass, 0 to skip (default 10)
+  --profile-on-demand K
+                      on SIGUSR1, and on POST /api/v1/profile?runs=K of the --ui
+                      live view, profile the next K runs of the measured sessions
+                      while they run, at most once per 10s; their operator spans
+                      join the traces and the live timeline (default 10; 0 = off,
+                      at most 1000)
   --out DIR           output folder (default ortel-out/MODEL-TIME)
   --model-name NAME   onnxruntime.model.name in telemetry (default: file name)
   --seed N            seed of the random input data (default 1)
@@ -155,6 +161,7 @@ func benchCommand() *command {
 type benchFlags struct {
 	runsArg, autoPct, autoWidth       string
 	runs, threads, inter, profileRuns int
+	profileOnDemand                   int
 	warmupMax, concurrency, slaTrials int
 	generate, promptTokens            int
 	encoderTokens                     int
@@ -216,6 +223,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.shapes, "shape", "")
 	fs.Var(&f.values, "value", "")
 	fs.IntVar(&f.profileRuns, "profile-runs", 10, "")
+	fs.IntVar(&f.profileOnDemand, "profile-on-demand", 10, "")
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.name, "model-name", "", "")
 	deprecate(fs, "name", "--model-name NAME", false, func(v string) error { f.name = v; return nil })
@@ -307,6 +315,8 @@ func (f *benchFlags) validate() error {
 		return usagef("--inter-threads must be 0 (ORT's choice) or more (got %d)", f.inter)
 	case f.profileRuns < 0:
 		return usagef("--profile-runs must be 0 (skip) or more (got %d)", f.profileRuns)
+	case f.profileOnDemand < 0 || f.profileOnDemand > bench.MaxOnDemandRuns:
+		return usagef("--profile-on-demand must be 0 (off) to %d (got %d)", bench.MaxOnDemandRuns, f.profileOnDemand)
 	case f.profileRuns > 1000:
 		return usagef("--profile-runs %d is too many: the profiler keeps every event in memory (at most 1000)", f.profileRuns)
 	}
@@ -402,6 +412,12 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if f.slaParsed != nil {
 		uiOpts = append(uiOpts, liveview.WithSLA(f.slaParsed.Threshold, f.slaParsed.Percentile))
 	}
+	var od *bench.OnDemand
+	if f.profileOnDemand > 0 {
+		od = &bench.OnDemand{}
+		uiOpts = append(uiOpts, liveview.WithProfileTrigger(od.Profile, f.profileOnDemand, bench.MaxOnDemandRuns))
+		defer watchProfileSignal(e, od, f.profileOnDemand)()
+	}
 	ui := f.ui.newUI(uiOpts...)
 	tel, err := startTelemetry(ctx, e, "bench", telemetry.Config{
 		ServiceName: "ortel", OutputDir: out, Endpoint: f.endpoint, ExportTimeout: f.exportTimeout, Views: views.FromEnv(),
@@ -435,7 +451,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		EncoderPath: f.encoder, EncoderShapes: encoderShapes,
 		Batches:        f.batches,
 		IntraOpThreads: f.threads, InterOpThreads: f.inter, Session: f.session,
-		ProfileRuns: f.profileRuns, Seed: f.seed,
+		ProfileRuns: f.profileRuns, Seed: f.seed, OnDemand: od,
 		TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
 	}
 	if f.duration > 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -105,6 +106,10 @@ type Config struct {
 
 	// Progress, when set, receives one line per phase.
 	Progress io.Writer
+
+	// OnDemand, when set, lets a signal or an endpoint profile the next
+	// runs of the measured sessions while they are open (see OnDemand).
+	OnDemand *OnDemand
 
 	// NodeObserver, when set, also receives every profiled operator (the
 	// live view draws the last profiled run's timeline from them).
@@ -277,13 +282,32 @@ type bench struct {
 	ops   *opCollector
 	iopts []instrument.Option
 
-	sessions   []*instrument.DynamicSession
-	closers    []func() error // run after the sessions close
-	outNames   []string
-	firstRun   time.Time // when the cold first run started
-	warmStarts []float64 // start of each warm-up-curve run since firstRun, seconds
-	warmMed    float64   // median latency of the last warm-up runs, seconds
-	hwStarted  bool
+	sessions      []*instrument.DynamicSession
+	closers       []func() error // run after the sessions close
+	outNames      []string
+	firstRun      time.Time // when the cold first run started
+	warmStarts    []float64 // start of each warm-up-curve run since firstRun, seconds
+	warmMed       float64   // median latency of the last warm-up runs, seconds
+	hwStarted     bool
+	inPass        atomic.Bool // the profiling pass runs: its operators go to the report
+	passRuns      int64       // runs the profiling pass profiled
+	onDemandNoted bool
+}
+
+// noteOnDemand notes, once, how many runs were profiled on demand (a
+// signal or the live view): those the sessions profiled beyond the pass's.
+func (b *bench) noteOnDemand() {
+	if b.onDemandNoted || b.inPass.Load() {
+		return
+	}
+	n := -b.passRuns
+	for _, s := range b.sessions {
+		n += s.ProfilingStats().Profiled
+	}
+	if n > 0 {
+		b.onDemandNoted = true
+		b.rep.Notes = append(b.rep.Notes, fmt.Sprintf("%d runs were profiled on demand during the bench (signal or live view); their latency is in the measured figures, their operators are not in the operator table", n))
+	}
 }
 
 // measured runs one measured phase between the hardware sampler's Start and
@@ -411,6 +435,7 @@ func (b *bench) openSessions(ctx context.Context, inputNames []string) error {
 		}
 		b.sessions = append(b.sessions, sess)
 	}
+	cfg.OnDemand.attach(b.sessions)
 	if p := cfg.Session.SaveOptimized; p != "" {
 		st, err := os.Stat(p)
 		if err != nil {
@@ -423,6 +448,8 @@ func (b *bench) openSessions(ctx context.Context, inputNames []string) error {
 
 // closeSessions closes every session once and destroys the options.
 func (b *bench) closeSessions() error {
+	b.cfg.OnDemand.detach()
+	b.noteOnDemand()
 	var errs []error
 	for _, s := range b.sessions {
 		if err := s.Close(context.Background()); err != nil {
@@ -811,6 +838,18 @@ func (b *bench) profilePass(ctx context.Context, run func(context.Context) error
 		return nil
 	}
 	cfg := b.cfg
+	// Runs profiled on demand before the pass stay out of its table: wait
+	// for their operators, then let the pass's in.
+	cfg.OnDemand.detach()
+	for _, s := range b.sessions {
+		if err := s.Flush(ctx); err != nil {
+			return err
+		}
+	}
+	b.noteOnDemand()
+	b.inPass.Store(true)
+	defer b.inPass.Store(false)
+	b.passRuns += int64(n)
 	cfg.progress("profiling operators: %d runs (separate pass, not measured)", n)
 	sess := b.sessions[0]
 	if err := sess.ProfileRuns(ctx, n); err != nil {
@@ -898,7 +937,9 @@ func plural(n int, what string) string {
 // observeNode feeds a profiled operator to the report and to the caller's
 // observer.
 func (b *bench) observeNode(n instrument.ProfiledNode) {
-	b.ops.observe(n)
+	if b.inPass.Load() {
+		b.ops.observe(n)
+	}
 	if fn := b.cfg.NodeObserver; fn != nil {
 		fn(n)
 	}

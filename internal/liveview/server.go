@@ -111,6 +111,7 @@ func (v *View) Handler(token string) http.Handler {
 		writeValue(w, tl)
 	})
 	mux.HandleFunc("GET /api/v1/stream", v.stream)
+	mux.HandleFunc("POST /api/v1/profile", v.profileHandler)
 	return guard(token, mux)
 }
 

@@ -45,6 +45,9 @@ type View struct {
 	skipped     atomic.Uint64
 
 	timelines timelines
+
+	profile                 ProfileTrigger // nil: POST /api/v1/profile answers 404
+	profileRuns, profileMax int
 }
 
 // client is one stream reader: a buffer of one frame.
