@@ -59,8 +59,8 @@ type kpi struct{ Label, Value string }
 // JSON, the stylesheet and the chart code (SVG drawn by embedded
 // JavaScript: latency histogram and CDF, warm-up curve, operator timeline,
 // op-type breakdown, roofline, hardware time series, batch sweep, KV cache
-// per generated token) are
-// inlined, so the page works offline and loads nothing from any network.
+// per generated token) are inlined, so the page works offline and loads
+// nothing from any network.
 func WriteHTML(w io.Writer, r *Report) error {
 	data, err := json.Marshal(r)
 	if err != nil {
