@@ -223,3 +223,15 @@ func writeGenerationMarkdown(p *printer, g *Generation) {
 		p.f("\n")
 	}
 }
+
+// generationKPIs are the HTML header's figures of a --generate run.
+func generationKPIs(r *Report) []kpi {
+	g := r.Generation
+	if g == nil {
+		return nil
+	}
+	return []kpi{
+		{"time to first token p50", pdur(g.TTFT, 50, g.TTFT.P50)},
+		{"tokens/s p50", fmt.Sprintf("%.1f", g.TokensPerS.P50)},
+	}
+}

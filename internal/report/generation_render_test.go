@@ -104,6 +104,30 @@ var generationFields = []struct{ field, want string }{
 	{"steps cut", "… 25 more"},
 }
 
+// TestGenerationKPIs: the HTML header shows the TTFT median and tokens/s
+// of a --generate run, and nothing of the kind for other runs.
+func TestGenerationKPIs(t *testing.T) {
+	kpi := func(r *report.Report) string {
+		var b bytes.Buffer
+		if err := report.WriteHTML(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		h := b.String()
+		return h[strings.Index(h, `<div class="kpis">`):strings.Index(h, "</header>")]
+	}
+	got := kpi(generationReport())
+	for _, want := range []string{`<div class="v">23.95ms</div><div class="k">time to first token p50</div>`, `<div class="v">47.1</div><div class="k">tokens/s p50</div>`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("header lacks %s:\n%s", want, got)
+		}
+	}
+	r := generationReport()
+	r.Generation = nil
+	if got := kpi(r); strings.Contains(got, "token") {
+		t.Errorf("header of a run without generation: %s", got)
+	}
+}
+
 // TestGenerationInEveryFormat: each field of the generation section is in
 // the Markdown, the HTML and the text report.
 func TestGenerationInEveryFormat(t *testing.T) {
@@ -285,5 +309,18 @@ func TestMoonshineGenerationRendered(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestHTMLLatencyRowMarksInsufficientPercentiles: the HTML latency row, like
+// the text and Markdown ones, prints — for what 10 runs cannot support.
+func TestHTMLLatencyRowMarksInsufficientPercentiles(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.WriteHTML(&b, generationReport()); err != nil {
+		t.Fatal(err)
+	}
+	want := "<td>23.95ms</td><td>—</td><td>—</td><td>—</td><td>—</td><td>28.90ms</td></tr>"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("HTML latency row lacks %s", want)
 	}
 }

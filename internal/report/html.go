@@ -18,6 +18,7 @@ var htmlFS embed.FS
 
 var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
 	"dur":      dur,
+	"pdur":     pdur,
 	"rate":     rate,
 	"optRate":  optRate,
 	"optNum":   optNum,
@@ -92,6 +93,7 @@ func kpis(r *Report) []kpi {
 		{"throughput", fmt.Sprintf("%.1f items/s", r.Throughput.ItemsPerS)},
 		{"session creation", dur(r.Session.CreationS)},
 	}
+	out = append(out, generationKPIs(r)...)
 	if a := r.Analysis; a != nil {
 		if a.Energy.Available {
 			out = append(out, kpi{"energy per inference", joules(a.Energy.JoulesPerInference)})
