@@ -235,3 +235,56 @@ func generationKPIs(r *Report) []kpi {
 		{"tokens/s p50", fmt.Sprintf("%.1f", g.TokensPerS.P50)},
 	}
 }
+
+// generationCSVRows are the generation section's scalars for the CSV
+// summary table (section "generation"). A percentile the runs cannot
+// support is an empty cell, as the other formats print —; its interval's
+// bounds are empty where the runs give none.
+func generationCSVRows(g *Generation) [][]string {
+	if g == nil {
+		return nil
+	}
+	var rows [][]string
+	add := func(name, v, unit string) { rows = append(rows, []string{"generation", name, v, unit}) }
+	addN := func(name string, v float64, unit string) { add(name, num(v), unit) }
+	addI := func(name string, v int64, unit string) { add(name, strconv.FormatInt(v, 10), unit) }
+	addI("generations", int64(g.Generations), "{generation}")
+	addI("prompt_tokens", int64(g.PromptTokens), "{token}")
+	addI("output_tokens", int64(g.OutputTokens), "{token}")
+	for _, m := range []struct {
+		name string
+		s    stats.Summary
+	}{{"ttft", g.TTFT}, {"tpot", g.TPOT}} {
+		if m.s.Count == 0 {
+			continue
+		}
+		addI(m.name+"_count", int64(m.s.Count), "{generation}")
+		addN(m.name+"_min", m.s.Min, "s")
+		for _, p := range stats.Percentiles {
+			name := m.name + "_p" + strconv.FormatFloat(p, 'f', -1, 64)
+			v := ""
+			if m.s.Supported(p) {
+				v = num(percentileOf(m.s, p))
+			}
+			add(name, v, "s")
+			if iv, ok := m.s.Interval(p); ok {
+				add(name+"_lower", optCell(iv.Lower), "s")
+				add(name+"_upper", optCell(iv.Upper), "s")
+			}
+		}
+		addN(m.name+"_max", m.s.Max, "s")
+	}
+	addN("tokens_per_s_p50", g.TokensPerS.P50, "{token}/s")
+	addN("decode_tokens_per_s_p50", g.DecodeTokensPerS.P50, "{token}/s")
+	addI("kv_cache_bytes", g.KVCacheBytes, "By")
+	if g.KVCacheBytesPerToken > 0 {
+		addI("kv_cache_bytes_per_token", g.KVCacheBytesPerToken, "By")
+	}
+	if g.EncoderTokens > 0 {
+		addI("encoder_tokens", int64(g.EncoderTokens), "{token}")
+	}
+	if g.EncoderStates != "" {
+		add("encoder_states", g.EncoderStates, "")
+	}
+	return rows
+}

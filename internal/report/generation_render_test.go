@@ -2,9 +2,11 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -336,5 +338,56 @@ func TestHTMLLatencyRowMarksInsufficientPercentiles(t *testing.T) {
 	want := "<td>23.95ms</td><td>—</td><td>—</td><td>—</td><td>—</td><td>28.90ms</td></tr>"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("HTML latency row lacks %s", want)
+	}
+}
+
+// TestGenerationCSVSummary: the CSV summary has the generation scalars,
+// with an empty cell for a percentile the runs cannot support.
+func TestGenerationCSVSummary(t *testing.T) {
+	g := generationReport().Generation
+	fmtG := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	var b bytes.Buffer
+	if err := report.WriteCSV(&b, generationReport(), report.CSVSummary); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range rows {
+		if len(r) != 4 {
+			t.Fatalf("row %v: want 4 cells", r)
+		}
+		if r[0] == "generation" {
+			got[r[1]] = r[2:]
+		}
+	}
+	for name, want := range map[string][]string{
+		"generations":              {"10", "{generation}"},
+		"ttft_p50":                 {"0.02395", "s"},
+		"ttft_p50_lower":           {"0.0201", "s"},
+		"ttft_p90":                 {"", "s"},
+		"ttft_p90_lower":           {fmtG(*g.TTFT.Intervals[1].Lower), "s"},
+		"ttft_p90_upper":           {"", "s"},
+		"tpot_max":                 {fmtG(g.TPOT.Max), "s"},
+		"tokens_per_s_p50":         {"47.125", "{token}/s"},
+		"kv_cache_bytes":           {"6289920", "By"},
+		"kv_cache_bytes_per_token": {"13824", "By"},
+		"encoder_tokens":           {"415", "{token}"},
+		"encoder_states":           {g.EncoderStates, ""},
+	} {
+		if g, ok := got[name]; !ok || g[0] != want[0] || g[1] != want[1] {
+			t.Errorf("generation,%s = %v, want %v", name, g, want)
+		}
+	}
+	r := generationReport()
+	r.Generation = nil
+	b.Reset()
+	if err := report.WriteCSV(&b, r, report.CSVSummary); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "generation,") {
+		t.Error("a run without generation has generation rows")
 	}
 }
