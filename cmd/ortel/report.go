@@ -19,7 +19,8 @@ const reportUsage = `Usage:
 Renders a saved run (the report.json that ortel bench writes) in another
 format: text, JSON, Markdown, CSV or a self-contained HTML page with charts
 (latency histogram and CDF, operator timeline, op-type breakdown, roofline,
-hardware time series, energy, findings) that works offline.
+hardware time series, KV cache per generated token, energy, findings) that
+works offline.
 
 A report without an analysis section (roofline, findings, energy) gets one
 computed; --reanalyze recomputes it, for instance with other peaks or

@@ -245,8 +245,17 @@ func TestRunScenariosConcurrentSafe(t *testing.T) {
 				}
 			}
 			if cfg.SLA != nil {
-				if ld.SLA == nil || !ld.SLA.Met || ld.SLA.Requests != 30 {
-					t.Errorf("SLA %+v", ld.SLA)
+				// Real clock: whether the requests met the threshold
+				// depends on the machine's load; that the verdict
+				// matches the latencies does not.
+				over := 0
+				for _, s := range rep.Latency.Samples {
+					if s > cfg.SLA.Threshold.Seconds() {
+						over++
+					}
+				}
+				if ld.SLA == nil || ld.SLA.Requests != 30 || ld.SLA.Violations != over+ld.Errors || ld.SLA.Met != (over+ld.Errors == 0) {
+					t.Errorf("SLA %+v with %d of 30 latencies over the threshold and %d errors", ld.SLA, over, ld.Errors)
 				}
 				v := m[semconv.OrtelSLAViolationsName].Data.(metricdata.Sum[int64]).DataPoints[0]
 				if th, _ := v.Attributes.Value(semconv.OrtelSLAThresholdKey); th.AsFloat64() != 1 {
@@ -269,18 +278,26 @@ func TestRunScenariosConcurrentSafe(t *testing.T) {
 }
 
 // TestRunServerSLASearch searches the peak rate with short trials and
-// exports it.
+// exports it. It runs in a synctest bubble, where ONNX Runtime's runs take
+// no time and the hook makes each request take 1ms: on the real clock a
+// loaded machine stalls the process past the 200ms threshold and the
+// trials miss (seen with two busy loops beside the test).
 func TestRunServerSLASearch(t *testing.T) {
+	model := dynModel(t)
 	tel := newTelemetry(t)
 	hw := &fakeHardware{}
-	rep, err := Run(context.Background(), Config{
-		ModelPath: dynModel(t), Scenario: Server, QPS: 100, Runs: 30, Warmup: 3, IntraOpThreads: 1,
-		SLA: &SLA{Threshold: 200 * time.Millisecond, Percentile: 95}, TrialDuration: 100 * time.Millisecond, MaxTrials: 3,
-		MeterProvider: tel.mp, Hardware: hw,
+	var rep *report.Report
+	synctest.Test(t, func(t *testing.T) {
+		var err error
+		rep, err = Run(context.Background(), Config{
+			ModelPath: model, Scenario: Server, QPS: 100, Runs: 30, Warmup: 3, IntraOpThreads: 1,
+			SLA: &SLA{Threshold: 200 * time.Millisecond, Percentile: 95}, TrialDuration: 100 * time.Millisecond, MaxTrials: 3,
+			MeterProvider: tel.mp, Hardware: hw, runHook: func(int) { time.Sleep(time.Millisecond) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := rep.Load.Search
 	if s == nil || len(s.Trials) != 3 || !strings.Contains(s.Method, "bisect") {
 		t.Fatalf("search %+v", s)
@@ -323,10 +340,16 @@ func TestRunBatchSweep(t *testing.T) {
 	if sw == nil || len(sw.Steps) != 4 || sw.ReferenceBatch != 1 || sw.BestRule != bestRuleSLA {
 		t.Fatalf("sweep %+v", sw)
 	}
-	best := sw.Steps[0]
+	// Real clock: whether a step meets the 1s p99 depends on the
+	// machine's load; that its verdict matches its latency, and that the
+	// best batch is the fastest of those meeting it, do not.
+	var best report.BatchStep
 	for i, s := range sw.Steps {
-		if s.Batch != []int64{1, 2, 4, 8}[i] || s.Latency.Count != 15 || s.SLA == nil || !s.SLA.Met {
-			t.Errorf("step %d: %+v", i, s)
+		if s.Batch != []int64{1, 2, 4, 8}[i] || s.Latency.Count != 15 || s.SLA == nil || s.SLA.Requests != 15 {
+			t.Fatalf("step %d: %+v", i, s)
+		}
+		if met := s.SLA.ObservedS != nil && *s.SLA.ObservedS <= 1; s.SLA.Met != met {
+			t.Errorf("step %d: SLA met %t with p99 %v", i, s.SLA.Met, s.SLA.ObservedS)
 		}
 		if d := s.ItemsPerS - s.RunsPerS*float64(s.Batch); d > 1e-6 || d < -1e-6 {
 			t.Errorf("batch %d: %v items/s at %v runs/s", s.Batch, s.ItemsPerS, s.RunsPerS)
@@ -335,7 +358,7 @@ func TestRunBatchSweep(t *testing.T) {
 		if d := s.Efficiency - want; d > 1e-9 || d < -1e-9 {
 			t.Errorf("batch %d efficiency %v, want %v", s.Batch, s.Efficiency, want)
 		}
-		if s.ItemsPerS > best.ItemsPerS {
+		if s.SLA.Met && s.ItemsPerS > best.ItemsPerS {
 			best = s
 		}
 	}

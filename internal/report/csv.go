@@ -11,7 +11,8 @@ import (
 // CSV tables. Each is one rectangular table with a header row.
 const (
 	// CSVSummary: section,name,value,unit — every scalar of the report
-	// (latency, throughput, cold start, peaks, roofline totals, energy).
+	// (latency, throughput, generation, cold start, peaks, roofline totals,
+	// energy).
 	CSVSummary = "summary"
 	// CSVSamples: run,latency_s — every measured latency in run order.
 	CSVSamples = "samples"
@@ -100,6 +101,7 @@ func csvSummary(cw *csv.Writer, r *Report) error {
 	add("throughput", "runs_per_s", r.Throughput.RunsPerS, "{run}/s")
 	add("throughput", "items_per_s", r.Throughput.ItemsPerS, "{item}/s")
 	add("throughput", "wall", r.Throughput.WallS, "s")
+	rows = append(rows, generationCSVRows(r.Generation)...)
 	if o := r.Operators; o != nil {
 		add("operators", "profiled_runs", float64(o.ProfiledRuns), "{run}")
 		add("operators", "nodes_per_run", float64(o.Nodes), "{node}")

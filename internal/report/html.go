@@ -13,11 +13,12 @@ import (
 // The HTML report's template, stylesheet and chart code are embedded, and
 // inlined into every page: the page needs no network and no other file.
 //
-//go:embed html/report.html.tmpl html/report.css html/report.js
+//go:embed html/report.html.tmpl html/generation.html.tmpl html/report.css html/report.js
 var htmlFS embed.FS
 
 var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
 	"dur":      dur,
+	"pdur":     pdur,
 	"rate":     rate,
 	"optRate":  optRate,
 	"optNum":   optNum,
@@ -40,7 +41,9 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"threads":   threadsLabel,
 	"size":      func(n any) string { return sizeText(n) },
 	"sets":      setsText,
-}).ParseFS(htmlFS, "html/report.html.tmpl"))
+	// generation (generation_render.go)
+	"genView": newGenView,
+}).ParseFS(htmlFS, "html/report.html.tmpl", "html/generation.html.tmpl"))
 
 // htmlView is what the template sees.
 type htmlView struct {
@@ -56,8 +59,9 @@ type kpi struct{ Label, Value string }
 // WriteHTML renders the report as one self-contained HTML page: the report
 // JSON, the stylesheet and the chart code (SVG drawn by embedded
 // JavaScript: latency histogram and CDF, warm-up curve, operator timeline,
-// op-type breakdown, roofline, hardware time series, batch sweep) are
-// inlined, so the page works offline and loads nothing from any network.
+// op-type breakdown, roofline, hardware time series, batch sweep, KV cache
+// per generated token) are inlined, so the page works offline and loads
+// nothing from any network.
 func WriteHTML(w io.Writer, r *Report) error {
 	data, err := json.Marshal(r)
 	if err != nil {
@@ -89,6 +93,7 @@ func kpis(r *Report) []kpi {
 		{"throughput", fmt.Sprintf("%.1f items/s", r.Throughput.ItemsPerS)},
 		{"session creation", dur(r.Session.CreationS)},
 	}
+	out = append(out, generationKPIs(r)...)
 	if a := r.Analysis; a != nil {
 		if a.Energy.Available {
 			out = append(out, kpi{"energy per inference", joules(a.Energy.JoulesPerInference)})

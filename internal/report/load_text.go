@@ -205,7 +205,7 @@ func writeGeneration(w io.Writer, p *printer, g *Generation) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "  \tmin\tp50\tp90\tp99\tmax\t\n")
 	row := func(name string, s stats.Summary) {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", name, dur(s.Min), dur(s.P50), dur(s.P90), dur(s.P99), dur(s.Max))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", name, dur(s.Min), pdur(s, 50, s.P50), pdur(s, 90, s.P90), pdur(s, 99, s.P99), dur(s.Max))
 	}
 	row("time to first token", g.TTFT)
 	if g.TPOT.Count > 0 {

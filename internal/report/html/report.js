@@ -204,6 +204,22 @@
     return c.length;
   };
 
+  // kvcache: the KV cache held after each token of the first measured
+  // generation (generation.kv_cache_bytes_per_step).
+  charts["kvcache"] = function (plot) {
+    var c = ((R.generation && R.generation.kv_cache_bytes_per_step) || []).filter(isFinite);
+    if (!c.length) return empty(plot, "No per-token KV-cache sizes in this report.");
+    var h = 240, s = svg(plot, h), lo = Math.min.apply(null, c), hi = Math.max.apply(null, c);
+    var pad = Math.max((hi - lo) * 0.08, hi * 0.002, 1);
+    var x = lin(1, Math.max(2, c.length), PAD.l, W - PAD.r), y = lin(Math.max(0, lo - pad), hi + pad, h - PAD.b, PAD.t);
+    var xt = niceTicks(1, Math.max(2, c.length), Math.max(3, Math.floor((W - PAD.l - PAD.r) / 90))).filter(function (v) { return v === Math.round(v); });
+    axes(s, x, y, h, { xt: xt, xf: String, yf: fmtBytes, xl: "after token (1 = the prefill)", yl: "KV cache" });
+    var pts = c.map(function (v, i) { return x(i + 1).toFixed(1) + "," + y(v).toFixed(1); });
+    el("polyline", { points: pts.join(" "), fill: "none", stroke: "#8e44ad", "stroke-width": 1.5 }, s);
+    c.forEach(function (v, i) { tip(el("circle", { cx: x(i + 1), cy: y(v), r: 2.5, fill: "#8e44ad", "class": "mark" }, s), "after token " + (i + 1) + ": " + v + " B (" + fmtBytes(v) + ")"); });
+    return c.length;
+  };
+
   function opColors(types) {
     var m = {};
     types.forEach(function (t, i) { m[t] = PALETTE[i % PALETTE.length]; });
