@@ -70,7 +70,7 @@ Flags:
   --provider-option KEY=VALUE
                       option of the first provider other than cpu, e.g.
                       device_id=0 (repeatable)
-  --batch N[,N...]    size of a dynamic first dimension (default 1); a list,
+` + tuneFlagsUsage + `  --batch N[,N...]    size of a dynamic first dimension (default 1); a list,
                       e.g. 1,2,4,8,16, sweeps the sizes: latency, items/s and
                       scaling efficiency per size, and the best size
   --scenario S        load pattern of the measured phase (default single-stream):
@@ -128,6 +128,7 @@ Examples:
   ortel bench --scenario server --qps 20 --sla 50ms --shape x=1,3,320,320 paddleocr-det
   ortel bench --scenario concurrent --concurrency 4 --sessions per-worker --threads 1 model.onnx
   ortel bench --batch 1,2,4,8,16 --warmup auto model.onnx
+  ortel bench --tune --runs 30 --shape x=1,3,640,640 paddleocr-det
   ortel bench --generate 64 --prompt-tokens 128 decoder.onnx
   ortel bench --shape input=1,512 --shape state=2,1,128 --value sr=16000 silero_vad.onnx
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel bench model.onnx
@@ -162,6 +163,7 @@ type benchFlags struct {
 	hwInterval                        time.Duration
 	exportTimeout                     time.Duration
 	ui                                uiFlags
+	tune                              tuneFlags
 
 	// Parsed by validate.
 	warmupN    int
@@ -221,6 +223,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	f.analysis.register(fs)
 	fs.DurationVar(&f.hwInterval, "hw-interval", hardware.DefaultInterval, "")
 	f.ui.register(fs)
+	f.tune.register(fs)
 }
 
 func (f *benchFlags) validate() error {
@@ -311,6 +314,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
+	tune, err := f.tune.parse(&f, pos[0])
+	if err != nil {
+		return err
+	}
 	shapes, err := bench.ParseShapes(f.shapes)
 	if err != nil {
 		return usagef("%v", err)
@@ -391,7 +398,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		Generate: f.generate, PromptTokens: f.promptTokens,
 		Batches:        f.batches,
 		IntraOpThreads: f.threads, InterOpThreads: f.inter, Session: f.session,
-		ProfileRuns: f.profileRuns, Seed: f.seed,
+		ProfileRuns: f.profileRuns, Seed: f.seed, Tune: tune,
 		TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
 	}
 	if f.duration > 0 {

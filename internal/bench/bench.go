@@ -80,6 +80,10 @@ type Config struct {
 	// entries, execution providers.
 	Session SessionOptions
 
+	// Tune, when set, runs a tuning sweep (--tune) instead of one
+	// measured phase; see Tune.
+	Tune *Tune
+
 	ProfileRuns int // runs of the operator-profiling pass; 0 skips it
 	Seed        uint64
 
@@ -192,6 +196,9 @@ func (c *Config) check() error {
 	case c.Auto != nil && (len(c.Batches) > 1 || c.Generate > 0):
 		return errors.New("--runs auto applies to one measured phase; give the batch sweep or the generation a number of runs")
 	}
+	if err := c.checkTune(); err != nil {
+		return err
+	}
 	if c.Auto != nil {
 		return c.Auto.check()
 	}
@@ -243,6 +250,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	if cfg.Generate > 0 {
 		return b.generation(ctx)
+	}
+	if cfg.Tune != nil {
+		return b.tune(ctx)
 	}
 	return b.load(ctx)
 }

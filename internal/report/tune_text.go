@@ -1,0 +1,81 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/ortel-dev/ortel/internal/stats"
+)
+
+// TuneRowsShown is how many sweep rows the text report lists.
+const TuneRowsShown = 20
+
+// writeTuneText renders the tuning sweep: one row per configuration,
+// fastest first, the best with its interval and the command reproducing it.
+func writeTuneText(w io.Writer, p *printer, t *Tune) {
+	if t == nil {
+		return
+	}
+	p.f("\n")
+	p.f("Tuning sweep (%s, %d runs each in %d interleaved rounds; p50 with its 95%% order-statistic interval)\n",
+		plural(len(t.Rows), "configuration"), t.RunsPerConfig, t.Rounds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  #\tconfiguration\tp50 [95%% interval]\tp99\truns/s\tsession creation\t\n")
+	for i, r := range t.Rows {
+		if i == TuneRowsShown {
+			fmt.Fprintf(tw, "  …\t%d more in the JSON report\t\t\t\t\t\n", len(t.Rows)-TuneRowsShown)
+			break
+		}
+		mark := ""
+		switch {
+		case i == t.Best:
+			mark = " ← best"
+		case containsInt(t.TiedWith, i):
+			mark = " (tied with the best)"
+		}
+		if r.Error != "" {
+			fmt.Fprintf(tw, "  %d\t%s\tfailed: %s\t\t\t\t\n", i+1, r.Label, r.Error)
+			continue
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s%s\t%s\t%.1f\t%s\t\n", i+1, r.Label, IntervalText(r.P50), mark,
+			pdur(r.Latency, 99, r.Latency.P99), r.RunsPerS, dur(r.CreationS))
+	}
+	tw.Flush()
+	if t.Best < 0 {
+		p.f("  no configuration had enough successful runs to rank (give each more with --runs)\n")
+		return
+	}
+	b := t.Rows[t.Best]
+	p.f("  best      %s: p50 %s (%s)\n", b.Label, IntervalText(b.P50), t.Rule)
+	if t.RunnerUp >= 0 {
+		r := t.Rows[t.RunnerUp]
+		if t.Distinguishable {
+			p.f("  runner-up %s: p50 %s; the intervals do not overlap, so the best is faster at 95%% confidence\n", r.Label, IntervalText(r.P50))
+		} else {
+			p.f("  runner-up %s: p50 %s; the intervals overlap: the best is not distinguishable from it (%s overlap the best; more --runs narrow the intervals)\n",
+				r.Label, IntervalText(r.P50), plural(len(t.TiedWith), "configuration"))
+		}
+	}
+	if t.Command != "" {
+		p.f("  reproduce %s\n", t.Command)
+	}
+}
+
+// IntervalText formats a latency percentile interval: "12.3ms [12.0ms,
+// 12.9ms]", or the estimate marked when the runs cannot bound it.
+func IntervalText(iv stats.Interval) string {
+	if !iv.Sufficient {
+		return fmt.Sprintf("%s (insufficient runs, %d needed)", dur(iv.Estimate), iv.MinSamples)
+	}
+	return fmt.Sprintf("%s [%s, %s]", dur(iv.Estimate), dur(*iv.Lower), dur(*iv.Upper))
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
