@@ -48,7 +48,7 @@ func Analyze(ctx context.Context, rep *report.Report, opts ...Option) (*report.A
 	if a.Roofline == nil {
 		a.Notes = append(a.Notes, "no roofline: the run has no operator profile (run bench with --profile-runs 1 or more)")
 	}
-	a.Findings = Findings(FactsFrom(rep, a.Roofline, peaks))
+	a.Findings = linkTune(rep, Findings(FactsFrom(rep, a.Roofline, peaks)))
 
 	readings, reason := energyReadings(rep.Hardware)
 	var flops *float64
