@@ -29,6 +29,8 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"evidence": evidenceLine,
 	"deref":    func(p *float64) float64 { return *p },
 	"bytes":    func(n uint64) string { return bytesHuman(int64(n)) },
+	"interval": IntervalText,
+	"inc":      func(i int) int { return i + 1 },
 }).ParseFS(htmlFS, "html/report.html.tmpl"))
 
 // htmlView is what the template sees.

@@ -48,3 +48,23 @@ func TestWriteTuneText(t *testing.T) {
 		t.Errorf("unranked sweep:\n%s", b.String())
 	}
 }
+
+func TestWriteHTMLTune(t *testing.T) {
+	r := &Report{SchemaVersion: SchemaVersion, Tune: &Tune{Rounds: 2, RunsPerConfig: 10, Rule: "lowest p50", Best: 0, RunnerUp: 1, Distinguishable: true,
+		Command: "ortel bench --opt-level all --threads 2 --execution-mode sequential 'my det.onnx'",
+		Rows: []TuneRow{
+			{Label: "opt all, 2 threads, sequential", P50: tuneInterval(0.010, 0.011, 0.012), RunsPerS: 90, CreationS: 0.3},
+			{Label: "opt disable, 1 thread, parallel", Error: "no <session>"},
+		}}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`<section id="tune">`, "11.00ms [10.00ms, 12.00ms]", "<td class=\"l\">best</td>", "failed: no &lt;session&gt;",
+		"it is faster at 95% confidence", "<code>ortel bench --opt-level all --threads 2 --execution-mode sequential &#39;my det.onnx&#39;</code>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}
