@@ -46,7 +46,8 @@ func linkTune(rep *report.Report, fs []report.Finding) []report.Finding {
 			}
 		}
 		tested := t.Rows[ti]
-		f.Evidence = append(f.Evidence, report.Evidence{Name: "tune_row", Value: float64(ti), Text: tested.Label})
+		// The row number as the sweep table prints it (1-based).
+		f.Evidence = append(f.Evidence, report.Evidence{Name: "tune_row", Value: float64(ti + 1), Text: tested.Label})
 		if ri < 0 {
 			f.Recommendation += fmt.Sprintf(" Tested by --tune (row %d, %s): %s p50 %s.", ti+1, tested.Label, level, report.IntervalText(tested.P50))
 			continue

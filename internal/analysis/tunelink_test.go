@@ -28,19 +28,19 @@ func TestLinkTune(t *testing.T) {
 		name string
 		tune *report.Tune
 		want []string
-		row  float64 // tune_row evidence, -1: none
+		row  float64 // tune_row evidence (1-based), -1: none
 	}{
 		{"no sweep", nil, []string{"ortel bench --tune measure every optimization level"}, -1},
 		{"best is the default level", &report.Tune{Best: 0, RunnerUp: 1, Rows: []report.TuneRow{
 			tuneRow("opt all, 1 thread, sequential", "all", 0.009, 0.010, 0.011),
 			tuneRow("opt extended, 1 thread, sequential", "extended", 0.012, 0.013, 0.014),
 		}}, []string{"Tested by --tune (row 2, opt extended, 1 thread, sequential): extended p50 13.00ms [12.00ms, 14.00ms]" +
-			" vs all p50 10.00ms [9.00ms, 11.00ms] (row 1): extended is slower (the intervals do not overlap)."}, 1},
+			" vs all p50 10.00ms [9.00ms, 11.00ms] (row 1): extended is slower (the intervals do not overlap)."}, 2},
 		{"best is the recommended level", &report.Tune{Best: 0, RunnerUp: 1, Rows: []report.TuneRow{
 			tuneRow("opt extended, 2 threads, sequential", "extended", 0.009, 0.010, 0.0125),
 			tuneRow("opt extended, 1 thread, sequential", "extended", 0.0095, 0.0105, 0.013),
 			tuneRow("opt all, 2 threads, sequential", "all", 0.012, 0.013, 0.014),
-		}}, []string{"(row 1, opt extended, 2 threads, sequential): extended p50", "vs all p50", "(row 3): the intervals overlap"}, 0},
+		}}, []string{"(row 1, opt extended, 2 threads, sequential): extended p50", "vs all p50", "(row 3): the intervals overlap"}, 1},
 		{"level not swept", &report.Tune{Best: 0, Rows: []report.TuneRow{tuneRow("opt all, 1 thread, sequential", "all", 0.009, 0.010, 0.011)}},
 			[]string{"did not try level extended; add it with --tune-opt-levels extended,all"}, -1},
 	} {
