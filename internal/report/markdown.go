@@ -68,6 +68,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		p.f("\n")
 	}
 
+	writeTuneMarkdown(p, r.Tune)
+
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
 		p.f("## Operators\n\n%s (a separate pass), %d nodes per run", plural(o.ProfiledRuns, "profiled run"), o.Nodes)
 		provs := make([]string, 0, len(o.NodesByProvider))

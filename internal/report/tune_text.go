@@ -79,3 +79,34 @@ func containsInt(xs []int, x int) bool {
 	}
 	return false
 }
+
+// writeTuneMarkdown renders the tuning sweep as a Markdown table.
+func writeTuneMarkdown(p *printer, t *Tune) {
+	if t == nil || len(t.Rows) == 0 {
+		return
+	}
+	p.f("### Tuning sweep\n\n%d runs per configuration in %d interleaved rounds; p50 with its 95%% order-statistic interval.\n\n", t.RunsPerConfig, t.Rounds)
+	p.f("| # | configuration | p50 [95%% interval] | runs/s | session creation |\n|---:|---|---|---:|---:|\n")
+	for i, r := range t.Rows {
+		lat := "failed: " + r.Error
+		if r.Error == "" {
+			lat = IntervalText(r.P50)
+		}
+		if i == t.Best {
+			lat += " **best**"
+		}
+		p.f("| %d | %s | %s | %.1f | %s |\n", i+1, r.Label, lat, r.RunsPerS, dur(r.CreationS))
+	}
+	p.f("\n")
+	if t.Best >= 0 && t.RunnerUp >= 0 {
+		if t.Distinguishable {
+			p.f("The best is faster than the runner-up at 95%% confidence (the intervals do not overlap).")
+		} else {
+			p.f("The best is not distinguishable from the runner-up (the intervals overlap).")
+		}
+	}
+	if t.Command != "" {
+		p.f(" Reproduce: `%s`", t.Command)
+	}
+	p.f("\n\n")
+}

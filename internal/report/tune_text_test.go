@@ -68,3 +68,22 @@ func TestWriteHTMLTune(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteMarkdownTune(t *testing.T) {
+	r := &Report{SchemaVersion: SchemaVersion, Tune: &Tune{Rounds: 2, RunsPerConfig: 10, Best: 0, RunnerUp: 1,
+		Command: "ortel bench --opt-level all det.onnx",
+		Rows: []TuneRow{
+			{Label: "opt all, 2 threads, sequential", P50: tuneInterval(0.010, 0.011, 0.012), RunsPerS: 90},
+			{Label: "opt basic, 2 threads, sequential", P50: tuneInterval(0.0105, 0.0115, 0.013), RunsPerS: 85},
+		}}}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Tuning sweep", "| 1 | opt all, 2 threads, sequential | 11.00ms [10.00ms, 12.00ms] **best** | 90.0 |",
+		"not distinguishable from the runner-up", "Reproduce: `ortel bench --opt-level all det.onnx`"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
+		}
+	}
+}
