@@ -69,6 +69,19 @@
 // gains nothing). The best size has the most items/s among those meeting
 // the SLA when one is given.
 //
+// Tuning sweep (--tune, Config.Tune): every combination of optimization
+// level, intra-op thread count, execution mode and loadable execution
+// provider gets its own session options and session (creation and first
+// run timed per configuration; only the read-only input tensors are
+// shared), a warm-up, and Config.Runs single-stream runs split into rounds
+// that visit the configurations in a new shuffled order each, so drift
+// during the sweep hits all alike. All sessions stay open for the sweep.
+// Rows rank by p50 with its order-statistic interval; the best is told
+// apart from the runner-up only when the intervals do not overlap. The
+// report's latency, throughput and cold start are the best configuration's,
+// and the operator pass profiles its session; ortel.load.request.duration
+// records every configuration's runs alike.
+//
 // Generation (--generate N): each measured request is one greedy
 // generation of N tokens on a decoder following the input_ids /
 // attention_mask / past_key_values.<i>.key|value → logits /

@@ -293,6 +293,9 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 		b.outNames[i] = o.Name
 	}
 	entries := make([]*tuneEntry, len(confs))
+	// Deferred in this order, the sessions still held by entries close
+	// before closeSessions destroys the options they were created with.
+	defer b.closeSessions()
 	defer func() {
 		for _, e := range entries {
 			if e != nil && e.sess != nil {
@@ -301,7 +304,6 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 			}
 		}
 	}()
-	defer b.closeSessions()
 	for _, sk := range t.skipped {
 		rep.Notes = append(rep.Notes, "tuning sweep: execution provider "+sk+": not swept")
 	}
