@@ -2,6 +2,7 @@ package bench
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -140,4 +141,42 @@ func TestTuneCommand(t *testing.T) {
 	if !strings.Contains(got, "--provider CUDAExecutionProvider --inter-threads 2") || !strings.Contains(got, "--provider-option device_id=1") {
 		t.Errorf("provider command %s", got)
 	}
+}
+
+// FuzzParseTuneLists: the --tune-* parsers never panic, accept only what
+// they promise (thread counts of 1 or more, known words, none twice), and
+// read back what they accepted.
+func FuzzParseTuneLists(f *testing.F) {
+	for _, s := range []string{"1,2,4", " 2 ", "0", "1,,2", "all,extended", "sequential,parallel", "-1", "9999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if ns, err := ParseTuneThreads(s); err == nil {
+			parts := make([]string, len(ns))
+			for i, n := range ns {
+				if n < 1 || slices.Index(ns, n) != i {
+					t.Fatalf("ParseTuneThreads(%q) = %v", s, ns)
+				}
+				parts[i] = strconv.Itoa(n)
+			}
+			back, err := ParseTuneThreads(strings.Join(parts, ","))
+			if err != nil || !slices.Equal(back, ns) {
+				t.Fatalf("round trip of %v: %v, %v", ns, back, err)
+			}
+		}
+		for _, parse := range []func(string) (string, error){ParseOptLevel, ParseExecutionMode} {
+			ws, err := ParseTuneList("--tune-x", s, parse)
+			if err != nil {
+				if !strings.Contains(err.Error(), "--tune-x") {
+					t.Fatalf("error %q does not name the flag", err)
+				}
+				continue
+			}
+			for i, w := range ws {
+				if v, err := parse(w); err != nil || v != w || w == "" || slices.Index(ws, w) != i {
+					t.Fatalf("ParseTuneList(%q) = %v", s, ws)
+				}
+			}
+		}
+	})
 }
