@@ -614,12 +614,8 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 	trialNo := 0
 	trial := func(ctx context.Context, qps float64) (report.Trial, error) {
 		trialNo++
-		n := trialSize(sla, qps, cfg.TrialDuration)
-		p := phase{
-			scenario: Server, workers: cfg.Concurrency, requests: n, qps: qps,
-			seed: cfg.Seed + uint64(trialNo), threshold: sla.Threshold, budget: max(verdictAllowed(sla, n), 1),
-			depth: b.met.queue(),
-		}
+		p := trialPhase(sla, qps, cfg.TrialDuration, cfg.Seed+uint64(trialNo))
+		p.workers, p.depth = cfg.Concurrency, b.met.queue()
 		res, hw, err := b.measured(ctx, p, exec)
 		if err != nil {
 			return report.Trial{}, fmt.Errorf("SLA trial at %.4g requests/s: %w", qps, err)

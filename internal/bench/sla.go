@@ -102,16 +102,25 @@ const (
 	// by trialSize may see and still prove the SLA: one, so a single stray
 	// slow request does not fail a rate the machine sustains.
 	trialAllowance = 1
+	// trialMaxViolations is the most requests over the threshold a trial
+	// may see and still go on: a trial that cannot prove the SLA at its
+	// planned size after a stray stall or two is extended, up to the size
+	// that proves it with this many over (QueriesNeeded), rather than
+	// failed.
+	trialMaxViolations = 4
 )
 
 // searchMethod documents the search in the report.
 const searchMethod = "exponential ramp then bisection: start at the given --qps (or half the rate the workers " +
 	"sustain by the warm-up median); double the rate after each passing trial until one fails (halve it after each " +
 	"failing one until one passes); then bisect between the highest passing and the lowest failing rate until they " +
-	"are within 5%. Each trial is an open-loop run (Poisson arrivals, latency from the scheduled arrival) of as many " +
-	"requests as its percentile needs for a verdict at 99% confidence with one request over the threshold (LoadGen's " +
-	"early-stopping count: 662 for p99, 130 for p95), or --trial-duration's worth when more; it passes when that " +
-	"verdict is met and stops early once it cannot be. A rate fails only when two trials at it fail: a failing trial " +
+	"are within 5%. Each trial is an open-loop run (Poisson arrivals, latency from the scheduled arrival) and a " +
+	"sequential test: it holds at least as many requests as its percentile needs for a verdict at 99% confidence with " +
+	"one request over the threshold (LoadGen's early-stopping count: 662 for p99, 130 for p95), or --trial-duration's " +
+	"worth when more, and then ends once the early-stopping verdict over its requests so far is met (requests already " +
+	"queued still count); a stray stall that puts more requests over the threshold extends it, up to the size that " +
+	"proves the SLA with 4 over, instead of failing it; it ends at once as failed when the verdict is missed or more " +
+	"than 4 requests are over. A rate fails only when two trials at it fail: a failing trial " +
 	"is repeated once (new arrival seed) before the search moves below it; no rate is tried whose trial would last " +
 	"more than 10 minutes; the peak is confirmed by a second passing trial, and a failure at or below a passing " +
 	"rate disowns that pass. The peak lies between the highest passing and the lowest failing rate"
@@ -131,6 +140,33 @@ func searchFloor(sla SLA) float64 {
 func trialSize(sla SLA, qps float64, trialDuration time.Duration) int {
 	n := stats.QueriesNeeded(trialAllowance, sla.Percentile, stats.SLAConfidence)
 	return max(n, int(math.Round(qps*trialDuration.Seconds())), 1)
+}
+
+// trialPhase is one trial of the SLA search at rate qps: a sequential
+// test. It issues at least trialSize requests and then stops once the
+// early-stopping verdict over the requests so far is met; it stops at once
+// when the verdict is missed, or when more than trialMaxViolations
+// requests were over the threshold (no trial size would then prove the
+// SLA); requests already queued when it stops on met still run and count.
+// It holds at most the requests that prove the SLA with
+// trialMaxViolations over.
+func trialPhase(sla SLA, qps float64, trialDuration time.Duration, seed uint64) phase {
+	least := trialSize(sla, qps, trialDuration)
+	most := max(least, stats.QueriesNeeded(trialMaxViolations, sla.Percentile, stats.SLAConfidence))
+	return phase{
+		scenario: Server, workers: 1, requests: most, qps: qps, seed: seed,
+		threshold: sla.Threshold, budget: trialMaxViolations,
+		decide: func(done, violations int) decision {
+			v, _ := stats.SLAVerdict(done, violations, sla.Percentile, stats.SLAConfidence)
+			switch {
+			case v == stats.Missed:
+				return decideStop
+			case v == stats.Met && done >= least:
+				return decideEnough
+			}
+			return decideContinue
+		},
+	}
 }
 
 // verdictAllowed is the most violations among n requests that still prove

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/stats"
 )
 
 func TestParseSLA(t *testing.T) {
@@ -192,9 +193,7 @@ func TestSearchPeakOnQueueingModel(t *testing.T) {
 		trialNo := 0
 		trial := func(ctx context.Context, qps float64) (report.Trial, error) {
 			trialNo++
-			n := trialSize(sla, qps, 0)
-			res, err := runPhase(ctx, phase{scenario: Server, workers: 1, requests: n, qps: qps, seed: uint64(trialNo),
-				threshold: sla.Threshold, budget: verdictAllowed(sla, n)}, exec)
+			res, err := runPhase(ctx, trialPhase(sla, qps, 0, uint64(trialNo)), exec)
 			if err != nil {
 				return report.Trial{}, err
 			}
@@ -332,4 +331,42 @@ func TestSearchPeakRepeatsBeforeMovingDown(t *testing.T) {
 	if res.Trials[4].TargetQPS != 80 || !res.Trials[4].Repeat || !res.Trials[4].SLA.Met || repeats < 2 {
 		t.Errorf("trials %v: want the failing trial at 80/s repeated (and passing), and each failing rate repeated", calls)
 	}
+}
+
+// TestTrialOutlastsAStall: a trial whose service meets the SLA but stalls
+// twice (two requests over the threshold, more than a 662-request trial
+// allows) is extended until the early-stopping verdict proves the SLA,
+// instead of failing; a hopeless rate is stopped as missed within a few
+// requests.
+func TestTrialOutlastsAStall(t *testing.T) {
+	sla := SLA{Threshold: 20 * time.Millisecond, Percentile: 99}
+	synctest.Test(t, func(t *testing.T) {
+		exec := scripted(func(seq int) time.Duration {
+			if seq == 100 || seq == 400 {
+				return 30 * time.Millisecond
+			}
+			return time.Millisecond
+		})
+		// 20 requests/s, 50ms apart on average: a stall may delay the
+		// next request or two over the threshold too.
+		res, err := runPhase(context.Background(), trialPhase(sla, 20, 0, 1), exec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := sla.check(res.latencies(), res.errors())
+		need := stats.QueriesNeeded(r.Violations, 99, stats.SLAConfidence)
+		if res.aborted || r.Verdict != string(stats.Met) || r.Violations < 2 || len(res.records) < need || len(res.records) >= res.planned {
+			t.Errorf("aborted %t, verdict %s with %d over after %d of at most %d requests; want met after %d", res.aborted, r.Verdict, r.Violations,
+				len(res.records), res.planned, need)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		res, err := runPhase(context.Background(), trialPhase(sla, 20, 0, 1), scripted(func(int) time.Duration { return 30 * time.Millisecond }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := sla.check(res.latencies(), res.errors()); !res.aborted || r.Verdict != string(stats.Missed) || len(res.records) > 5 {
+			t.Errorf("every request over: aborted %t, verdict %s after %d requests; want missed within 5", res.aborted, r.Verdict, len(res.records))
+		}
+	})
 }
