@@ -162,6 +162,7 @@ func TestBenchTuneUsage(t *testing.T) {
 		{"--tune", "--tune-opt-levels", "fast"},
 		{"--tune", "--tune-execution-modes", "sequential,sequential"},
 		{"--tune", "--tune-rounds", "0"},
+		{"--tune", "--runs", "5"},
 		{"--tune-threads", "1"},
 	} {
 		code, _, stderr := ortel(t, append(append([]string{"bench"}, args...), "model.onnx")...)

@@ -66,6 +66,8 @@ func (f *tuneFlags) parse(bf *benchFlags, model string) (*bench.Tune, error) {
 	switch {
 	case f.rounds < 1:
 		return nil, usagef("--tune-rounds must be 1 or more (got %d)", f.rounds)
+	case bf.runs > 0 && bf.runs < bench.TuneMinRuns():
+		return nil, usagef("--tune ranks configurations by their p50 interval, which needs --runs %d or more (got %d)", bench.TuneMinRuns(), bf.runs)
 	case bf.scen != bench.SingleStream:
 		return nil, usagef("--tune measures every configuration single-stream; drop --scenario %s", bf.scen)
 	case len(bf.batches) > 1:

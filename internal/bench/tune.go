@@ -65,6 +65,10 @@ const (
 	MaxTuneConfigs = 64
 )
 
+// TuneMinRuns is the fewest runs per configuration that bound a p50 at
+// the sweep's confidence.
+func TuneMinRuns() int { return stats.MinSamples(0.5, stats.DefaultConfidence) }
+
 // tuneRule documents how the sweep picks its best configuration.
 const tuneRule = "lowest p50 among the configurations whose p50 interval is bounded"
 
@@ -248,6 +252,9 @@ func (c *Config) checkTune() error {
 	if c.Tune.Rounds < 0 {
 		return fmt.Errorf("--tune-rounds must be 1 or more (got %d)", c.Tune.Rounds)
 	}
+	if need := TuneMinRuns(); c.Runs > 0 && c.Runs < need {
+		return fmt.Errorf("--tune ranks configurations by their p50 interval, which needs %d runs or more per configuration (--runs %d)", need, c.Runs)
+	}
 	return nil
 }
 
@@ -373,8 +380,15 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 	rep.Tune = tr
 	rep.Config.Runs = cfg.Runs
 	if tr.Best < 0 {
-		rep.Notes = append(rep.Notes, "tuning sweep: no configuration had enough successful runs to rank")
-		return rep, nil
+		var errs []error
+		for _, r := range tr.Rows {
+			if r.Error == "" {
+				rep.Notes = append(rep.Notes, "tuning sweep: no configuration had enough successful runs to rank")
+				return rep, nil
+			}
+			errs = append(errs, fmt.Errorf("%s: %s", r.Label, r.Error))
+		}
+		return nil, fmt.Errorf("--tune: no configuration of model %q could be measured: %w", cfg.ModelPath, errors.Join(errs...))
 	}
 	best := bestEntry(entries, tr.Rows[tr.Best].Label)
 	tr.Command = tr.Rows[tr.Best].Command

@@ -1,10 +1,14 @@
 package bench
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
@@ -179,4 +183,40 @@ func FuzzParseTuneLists(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRunTune sweeps a small real model through Run: every configuration
+// is measured with its runs, the report describes the best, and a sweep
+// where no configuration can even create its session fails naming them.
+func TestRunTune(t *testing.T) {
+	model := dynModel(t)
+	cpu, _ := ParseProvider("cpu")
+	rep, err := Run(context.Background(), Config{
+		ModelPath: model, Runs: 6, Warmup: 1,
+		Tune: &Tune{OptLevels: []string{"basic", "all"}, Threads: []int{1}, ExecutionModes: []string{"sequential"}, Providers: []Provider{cpu}, Rounds: 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tu := rep.Tune
+	if tu == nil || len(tu.Rows) != 2 || tu.Best != 0 || tu.Rounds != 3 {
+		t.Fatalf("tune %+v", tu)
+	}
+	for _, r := range tu.Rows {
+		if r.Error != "" || r.Latency.Count != 6 || r.CreationS <= 0 || r.FirstRunS <= 0 || !strings.Contains(r.Command, "--opt-level "+r.OptLevel) {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if rep.Latency.Count != 6 || len(rep.Latency.Samples) != 6 || rep.Config.Session.OptLevel != tu.Rows[0].OptLevel || rep.Config.IntraOpThreads != 1 {
+		t.Errorf("report latency %d runs, config %+v: not the best row's", rep.Latency.Count, rep.Config)
+	}
+
+	failing := Provider{Name: "NoSuchExecutionProvider", append: func(*ort.SessionOptions, map[string]string) error { return errors.New("no device") }}
+	_, err = Run(context.Background(), Config{
+		ModelPath: model, Runs: 6,
+		Tune: &Tune{OptLevels: []string{"all"}, Threads: []int{1}, ExecutionModes: []string{"sequential"}, Providers: []Provider{failing}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "no configuration of model") || !strings.Contains(err.Error(), "NoSuchExecutionProvider") {
+		t.Errorf("a sweep where every configuration fails: %v", err)
+	}
 }
