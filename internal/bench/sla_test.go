@@ -370,3 +370,52 @@ func TestTrialOutlastsAStall(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchPeakOutlastsStalls: the queueing model of
+// TestSearchPeakOnQueueingModel with a 25ms stall every 600th request
+// (a shared machine's noise: each stall puts a request or two over the
+// 20ms threshold, whatever the rate). A 662-request trial sees two stalls
+// and, stopped at the second, used to fail every rate; the sequential
+// trial outlasts them and the search still lands below capacity.
+func TestSearchPeakOutlastsStalls(t *testing.T) {
+	sla := SLA{Threshold: 20 * time.Millisecond, Percentile: 99}
+	service := func(seq int) time.Duration {
+		if seq%600 == 0 {
+			return 25 * time.Millisecond
+		}
+		return 4 * time.Millisecond
+	}
+	synctest.Test(t, func(t *testing.T) {
+		// The old fixed-size trial at half capacity: aborted by the stalls.
+		n := trialSize(sla, 125, 0)
+		res, err := runPhase(context.Background(), phase{scenario: Server, workers: 1, requests: n, qps: 125, seed: 1,
+			threshold: sla.Threshold, budget: verdictAllowed(sla, n)}, scripted(service))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.aborted {
+			t.Fatalf("the fixed-size trial was not stopped by two stalls; the test no longer shows what it claims")
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		trialNo := 0
+		trial := func(ctx context.Context, qps float64) (report.Trial, error) {
+			trialNo++
+			res, err := runPhase(ctx, trialPhase(sla, qps, 0, uint64(trialNo)), scripted(service))
+			if err != nil {
+				return report.Trial{}, err
+			}
+			tr := report.Trial{TargetQPS: qps, SLA: sla.check(res.latencies(), res.errors()), Aborted: res.aborted}
+			tr.SLA.Met = tr.SLA.Verdict == "met" && !res.aborted
+			return tr, nil
+		}
+		res, err := searchPeak(context.Background(), 50, 0, DefaultMaxTrials, trial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Found || res.PeakQPS < 100 || res.PeakQPS >= 250 {
+			t.Errorf("peak %v requests/s (found %t) for a 4ms service with stalls and a 20ms p99; want between 100 and the 250/s capacity", res.PeakQPS, res.Found)
+		}
+		t.Logf("peak %.1f requests/s after %d trials", res.PeakQPS, len(res.Trials))
+	})
+}
