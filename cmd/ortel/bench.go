@@ -90,7 +90,8 @@ Flags:
                       the search)
   --trial-duration D  shortest trial of the SLA search (default 2s); a trial
                       also holds at least the requests its percentile needs
-                      for a verdict at 99% confidence (662 for p99)
+                      for a verdict at 99% confidence (662 for p99), and goes
+                      on past a stray stall until the verdict is known
   --sla-trials N      most trials of the SLA search (default 20; a failing
                       trial is repeated once before the search moves down)
   --generate N        LLM generation: greedy generations of N tokens on a

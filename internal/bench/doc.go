@@ -37,15 +37,19 @@
 // ⌈P·n/100⌉-th smallest latency, failures counted as infinitely slow, is
 // within the threshold). Compliance is the fraction that did not violate it.
 //
-// Peak-rate search (server scenario with an SLA): trials are bounded
-// open-loop runs of max(rate × trial duration, 50) arrivals (at most four
-// trial durations' worth). Starting at --qps, or half the rate the workers
-// sustain at the warm-up median, the rate doubles after each passing trial
-// until one fails (halves after each failing one until one passes), then is
-// bisected between the highest passing and lowest failing rate until they
-// are within 5%; at most MaxTrials trials. A trial stops early once its
-// violations exceed what the SLA allows. The peak is the highest passing
-// rate; every trial is reported.
+// Peak-rate search (server scenario with an SLA): each trial is an
+// open-loop run and a sequential test (trialPhase): at least the requests
+// its percentile needs for an early-stopping verdict with one over the
+// threshold (662 for p99) or the trial duration's worth, then it ends once
+// the verdict is met; a stray stall extends it (up to the size proving the
+// SLA with 4 over) instead of failing it, and violations that prove the SLA
+// missed at 0.1% end it at once. Starting at --qps, or half the rate the
+// workers sustain at the warm-up median, the rate doubles after each
+// passing trial until one fails (halves after each failing one, repeated
+// once, until one passes), then is bisected between the highest passing and
+// lowest failing rate until they are within 5%; at most MaxTrials trials.
+// The peak is the highest passing rate; every trial is reported (the
+// report's searchMethod text says it all).
 //
 // Steady state (rolling-median stability): with windows of W = 10 runs and
 // a tolerance of 5%, steady state starts at the first run j >= 1 (the first
