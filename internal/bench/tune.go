@@ -449,14 +449,12 @@ func (b *bench) tuneOpen(ctx context.Context, e *tuneEntry, inputs *Inputs) erro
 		return fmt.Errorf("first run: %w", err)
 	}
 	e.row.FirstRunS = time.Since(t0).Seconds()
-	for i := 0; i < cfg.Warmup; i++ {
-		if err := e.wl.run(ctx); err != nil {
-			return fmt.Errorf("warm-up run %d: %w", i+1, err)
-		}
-	}
 	cfg.progress("  %s: session %s, first run %s", e.row.Label, time.Duration(e.row.CreationS*1e9).Round(time.Microsecond),
 		time.Duration(e.row.FirstRunS*1e9).Round(time.Microsecond))
-	return nil
+	// --warmup N, or --warmup auto until steady (a labelled warm-up leaves
+	// the report's warm-up section alone).
+	_, err = b.warmup(ctx, e.wl.run, e.row.FirstRunS, " "+e.row.Label)
+	return err
 }
 
 func tuneRow(c tuneConfig) report.TuneRow {
@@ -540,7 +538,11 @@ func tuneCommand(cfg *Config, c tuneConfig, inputs []report.Tensor) string {
 	for _, k := range sortedKeys(cfg.Values) {
 		args = append(args, "--value", k+"="+cfg.Values[k])
 	}
-	args = append(args, "--runs", strconv.Itoa(cfg.Runs), "--warmup", strconv.Itoa(cfg.Warmup), "--seed", strconv.FormatUint(cfg.Seed, 10))
+	warmup := strconv.Itoa(cfg.Warmup)
+	if cfg.WarmupAuto {
+		warmup = "auto"
+	}
+	args = append(args, "--runs", strconv.Itoa(cfg.Runs), "--warmup", warmup, "--seed", strconv.FormatUint(cfg.Seed, 10))
 	model := cfg.Tune.Model
 	if model == "" {
 		model = cfg.ModelPath

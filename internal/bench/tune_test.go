@@ -141,8 +141,10 @@ func TestTuneCommand(t *testing.T) {
 	if got != want {
 		t.Errorf("command\n got %s\nwant %s", got, want)
 	}
+	cfg.WarmupAuto = true
 	got = tuneCommand(cfg, tuneConfig{opt: "all", threads: 1, mode: "sequential", provider: &cuda}, in)
-	if !strings.Contains(got, "--provider CUDAExecutionProvider --inter-threads 2") || !strings.Contains(got, "--provider-option device_id=1") {
+	if !strings.Contains(got, "--provider CUDAExecutionProvider --inter-threads 2") || !strings.Contains(got, "--provider-option device_id=1") ||
+		!strings.Contains(got, "--warmup auto") {
 		t.Errorf("provider command %s", got)
 	}
 }
