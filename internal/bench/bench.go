@@ -105,6 +105,9 @@ type Config struct {
 	// runHook, for tests, is called inside every measured request, after
 	// its run, with the request's number in its phase.
 	runHook func(seq int)
+	// tuneHook, for tests, is called before each block of a tuning sweep's
+	// round with the configuration's label.
+	tuneHook func(round int, label string)
 }
 
 // Result is the report plus what the caller may want to look at.

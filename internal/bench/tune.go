@@ -340,6 +340,9 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 			if e.row.Error != "" {
 				continue
 			}
+			if cfg.tuneHook != nil {
+				cfg.tuneHook(r, e.row.Label)
+			}
 			res, err := runPhase(ctx, phase{scenario: SingleStream, workers: 1, requests: n, observe: b.met.request},
 				func(ctx context.Context, _, seq int) error {
 					err := e.wl.run(ctx)

@@ -193,16 +193,37 @@ func FuzzParseTuneLists(f *testing.F) {
 func TestRunTune(t *testing.T) {
 	model := dynModel(t)
 	cpu, _ := ParseProvider("cpu")
+	var blocks [][]string // the configurations of each round, in run order
 	rep, err := Run(context.Background(), Config{
 		ModelPath: model, Runs: 6, Warmup: 1,
-		Tune: &Tune{OptLevels: []string{"basic", "all"}, Threads: []int{1}, ExecutionModes: []string{"sequential"}, Providers: []Provider{cpu}, Rounds: 3},
+		Tune: &Tune{OptLevels: []string{"disable", "basic", "extended", "all"}, Threads: []int{1}, ExecutionModes: []string{"sequential"}, Providers: []Provider{cpu}, Rounds: 3},
+		tuneHook: func(round int, label string) {
+			if round == len(blocks) {
+				blocks = append(blocks, nil)
+			}
+			blocks[round] = append(blocks[round], label)
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tu := rep.Tune
-	if tu == nil || len(tu.Rows) != 2 || tu.Best != 0 || tu.Rounds != 3 {
+	if tu == nil || len(tu.Rows) != 4 || tu.Best != 0 || tu.Rounds != 3 {
 		t.Fatalf("tune %+v", tu)
+	}
+	// Interleaved: every round runs every configuration once, and the
+	// rounds do not all share one order.
+	if len(blocks) != 3 {
+		t.Fatalf("%d rounds: %v", len(blocks), blocks)
+	}
+	for r, b := range blocks {
+		sorted := slices.Sorted(slices.Values(b))
+		if len(b) != 4 || len(slices.Compact(sorted)) != 4 {
+			t.Errorf("round %d ran %v, want each of the 4 configurations once", r, b)
+		}
+	}
+	if slices.Equal(blocks[0], blocks[1]) && slices.Equal(blocks[1], blocks[2]) {
+		t.Errorf("every round ran the configurations in the same order %v: not shuffled", blocks[0])
 	}
 	for _, r := range tu.Rows {
 		if r.Error != "" || r.Latency.Count != 6 || r.CreationS <= 0 || r.FirstRunS <= 0 || !strings.Contains(r.Command, "--opt-level "+r.OptLevel) {
