@@ -645,7 +645,12 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 		cfg.progress("  trial %d: %.4g requests/s, %d requests, p%g %s: %s", trialNo, qps, t.Completed, sla.Percentile, observed(t.SLA), verdict)
 		return t, nil
 	}
-	return searchPeak(ctx, start, searchFloor(sla), cfg.MaxTrials, trial)
+	res, err := searchPeak(ctx, start, searchFloor(sla), cfg.MaxTrials, trial)
+	if res != nil && !res.Found && b.warmMed > sla.Threshold.Seconds() {
+		res.Note += fmt.Sprintf("; a single request already takes longer than the SLA allows (warm-up median %s over %s), so no rate can meet it on this machine now",
+			time.Duration(b.warmMed*float64(time.Second)).Round(time.Microsecond), sla.Threshold)
+	}
+	return res, err
 }
 
 func observed(r report.SLAResult) string {

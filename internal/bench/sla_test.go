@@ -419,3 +419,19 @@ func TestSearchPeakOutlastsStalls(t *testing.T) {
 		t.Logf("peak %.1f requests/s after %d trials", res.PeakQPS, len(res.Trials))
 	})
 }
+
+// TestRunServerSLABelowOneRequest: when a single request takes longer than
+// the SLA allows, the search says so instead of only that no rate met it.
+func TestRunServerSLABelowOneRequest(t *testing.T) {
+	rep, err := Run(context.Background(), Config{
+		ModelPath: dynModel(t), Scenario: Server, Runs: 5, Warmup: 3, IntraOpThreads: 1,
+		SLA: &SLA{Threshold: time.Nanosecond, Percentile: 99}, MaxTrials: 4,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Load.Search
+	if s == nil || s.Found || !strings.Contains(s.Note, "a single request already takes longer than the SLA allows (warm-up median") {
+		t.Errorf("search %+v", s)
+	}
+}
