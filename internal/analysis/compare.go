@@ -211,7 +211,7 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 			}
 		}
 	}
-	c.Warnings = compareWarnings(a, b)
+	c.Warnings = append(compareWarnings(a, b), tuneWarnings(a, b)...)
 
 	ba := NewBootstrap(a.Latency.Samples, cfg.Seed)
 	bb := NewBootstrap(b.Latency.Samples, cfg.Seed+1)

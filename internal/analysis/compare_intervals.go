@@ -120,3 +120,19 @@ func slaConfidence(s *SLAComparison) float64 {
 	}
 	return stats.SLAConfidence
 }
+
+// tuneWarnings warns when a side is the best configuration of a tuning
+// sweep: the fastest of many measured configurations is, by being chosen
+// for it, likely measured faster than it runs (the winner's curse).
+func tuneWarnings(a, b *report.Report) []string {
+	var w []string
+	for _, side := range []struct {
+		name string
+		r    *report.Report
+	}{{"A", a}, {"B", b}} {
+		if t := side.r.Tune; t != nil && t.Best >= 0 && len(t.Rows) > 1 {
+			w = append(w, fmt.Sprintf("run %s is the best of a --tune sweep of %d configurations: picked for its low p50, its latency is likely biased low; compare a run of its own (the sweep's reproducing command) instead", side.name, len(t.Rows)))
+		}
+	}
+	return w
+}

@@ -103,3 +103,16 @@ func TestCompareSLAVerdicts(t *testing.T) {
 		t.Errorf("one run without an SLA, yet %+v", c.SLA)
 	}
 }
+
+func TestCompareWarnsOnATuneWinner(t *testing.T) {
+	xs := realSamples(t)
+	a, b := runWith(resample(xs, 100, 41, 1)), runWith(resample(xs, 100, 42, 1))
+	a.Tune = &report.Tune{Best: 0, Rows: make([]report.TuneRow, 16)}
+	c, err := Compare(a, b, "a.json", "b.json", CompareConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "run A is the best of a --tune sweep of 16 configurations") || strings.Contains(w, "run B") {
+		t.Errorf("warnings %q", w)
+	}
+}

@@ -53,8 +53,12 @@ func writeTuneText(w io.Writer, p *printer, t *Tune) {
 		if t.Distinguishable {
 			p.f("  runner-up %s: p50 %s; the intervals do not overlap, so the best is faster at 95%% confidence\n", r.Label, IntervalText(r.P50))
 		} else {
-			p.f("  runner-up %s: p50 %s; the intervals overlap: the best is not distinguishable from it (%s overlap the best; more --runs narrow the intervals)\n",
-				r.Label, IntervalText(r.P50), plural(len(t.TiedWith), "configuration"))
+			verb := "overlap"
+			if len(t.TiedWith) == 1 {
+				verb = "overlaps"
+			}
+			p.f("  runner-up %s: p50 %s; the intervals overlap: the best is not distinguishable from it (%s %s the best; more --runs narrow the intervals)\n",
+				r.Label, IntervalText(r.P50), plural(len(t.TiedWith), "configuration"), verb)
 		}
 	}
 	if t.Command != "" {
