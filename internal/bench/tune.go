@@ -405,7 +405,8 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 	if w := best.wall.Seconds(); w > 0 {
 		rep.Throughput = report.Throughput{RunsPerS: best.row.RunsPerS, ItemsPerS: best.row.RunsPerS * float64(cfg.Batch), WallS: w}
 	}
-	rep.Notes = append(rep.Notes, fmt.Sprintf("tuning sweep: latency, throughput, cold start and operators are those of the best configuration (%s); the sweep table compares all %d", best.row.Label, len(entries)))
+	rep.Notes = append(rep.Notes, fmt.Sprintf("tuning sweep: latency, throughput, cold start and operators are those of the best configuration (%s); the sweep table compares all %d. Chosen as the fastest of %d, its p50 is likely biased low: confirm it with a run of its own (the reproducing command)",
+		best.row.Label, len(entries), len(entries)))
 	// The best session moves to the bench, which profiles and closes it.
 	b.sessions = append(b.sessions, best.sess)
 	best.sess = nil
