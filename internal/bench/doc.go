@@ -42,8 +42,8 @@
 // its percentile needs for an early-stopping verdict with one over the
 // threshold (662 for p99) or the trial duration's worth, then it ends once
 // the verdict is met; a stray stall extends it (up to the size proving the
-// SLA with 4 over) instead of failing it, and violations that prove the SLA
-// missed at 0.1% end it at once. Starting at --qps, or half the rate the
+// SLA with 4 over) instead of failing it, and a fifth request over the
+// threshold ends it as failed. Starting at --qps, or half the rate the
 // workers sustain at the warm-up median, the rate doubles after each
 // passing trial until one fails (halves after each failing one, repeated
 // once, until one passes), then is bisected between the highest passing and

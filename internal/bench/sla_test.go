@@ -336,8 +336,8 @@ func TestSearchPeakRepeatsBeforeMovingDown(t *testing.T) {
 // TestTrialOutlastsAStall: a trial whose service meets the SLA but stalls
 // twice (two requests over the threshold, more than a 662-request trial
 // allows) is extended until the early-stopping verdict proves the SLA,
-// instead of failing; a hopeless rate is stopped as missed within a few
-// requests.
+// instead of failing, and so is one with an early burst of violations; a
+// hopeless rate is stopped as missed within a few requests.
 func TestTrialOutlastsAStall(t *testing.T) {
 	sla := SLA{Threshold: 20 * time.Millisecond, Percentile: 99}
 	synctest.Test(t, func(t *testing.T) {
@@ -358,6 +358,24 @@ func TestTrialOutlastsAStall(t *testing.T) {
 		if res.aborted || r.Verdict != string(stats.Met) || r.Violations < 2 || len(res.records) < need || len(res.records) >= res.planned {
 			t.Errorf("aborted %t, verdict %s with %d over after %d of at most %d requests; want met after %d", res.aborted, r.Verdict, r.Violations,
 				len(res.records), res.planned, need)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		// A burst: three of the first five requests over (one stall puts
+		// the requests queued behind it over too). Read as independent
+		// requests that is a miss at 0.001%; it must not end the trial.
+		exec := scripted(func(seq int) time.Duration {
+			if seq >= 2 && seq <= 4 {
+				return 30 * time.Millisecond
+			}
+			return time.Millisecond
+		})
+		res, err := runPhase(context.Background(), trialPhase(sla, 20, 0, 1), exec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := sla.check(res.latencies(), res.errors()); res.aborted || r.Verdict != string(stats.Met) {
+			t.Errorf("an early burst of 3: aborted %t, verdict %s after %d requests; want met", res.aborted, r.Verdict, len(res.records))
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
