@@ -266,6 +266,9 @@ func searchPeak(ctx context.Context, start, floor float64, maxTrials int, trial 
 		}
 	}
 	res.Note = fmt.Sprintf("stopped after %d trials, before the passing and failing rates came within %.0f%%", maxTrials, 100*searchTolerance)
+	if lo > 0 && !confirmed[lo] {
+		res.Note += "; the peak passed once and was not confirmed by a second trial (allow more with --sla-trials)"
+	}
 	return finish(res, lo, hi), nil
 }
 

@@ -158,7 +158,7 @@ func TestSearchPeakConverges(t *testing.T) {
 func TestSearchPeakLimits(t *testing.T) {
 	var calls []float64
 	res, _ := searchPeak(context.Background(), 10, 0, 3, scriptedCapacity(1000, &calls))
-	if len(calls) != 3 || res.PeakQPS != 40 || !strings.Contains(res.Note, "stopped after 3 trials") {
+	if len(calls) != 3 || res.PeakQPS != 40 || !strings.Contains(res.Note, "stopped after 3 trials") || !strings.Contains(res.Note, "was not confirmed by a second trial") {
 		t.Errorf("capped search: trials %v, peak %v, note %q", calls, res.PeakQPS, res.Note)
 	}
 	calls = nil
