@@ -70,7 +70,7 @@ Flags:
   --provider-option KEY=VALUE
                       option of the first provider other than cpu, e.g.
                       device_id=0 (repeatable)
-  --batch N[,N...]    size of a dynamic first dimension (default 1); a list,
+` + tuneFlagsUsage + `  --batch N[,N...]    size of a dynamic first dimension (default 1); a list,
                       e.g. 1,2,4,8,16, sweeps the sizes: latency, items/s and
                       scaling efficiency per size, and the best size
   --scenario S        load pattern of the measured phase (default single-stream):
@@ -90,7 +90,8 @@ Flags:
                       the search)
   --trial-duration D  shortest trial of the SLA search (default 2s); a trial
                       also holds at least the requests its percentile needs
-                      for a verdict at 99% confidence (662 for p99)
+                      for a verdict at 99% confidence (662 for p99), and goes
+                      on past a stray stall until the verdict is known
   --sla-trials N      most trials of the SLA search (default 20; a failing
                       trial is repeated once before the search moves down)
   --generate N        LLM generation: greedy generations of N tokens on a
@@ -143,6 +144,7 @@ Examples:
   ortel bench --scenario server --qps 20 --sla 50ms --shape x=1,3,320,320 paddleocr-det
   ortel bench --scenario concurrent --concurrency 4 --sessions per-worker --threads 1 model.onnx
   ortel bench --batch 1,2,4,8,16 --warmup auto model.onnx
+  ortel bench --tune --runs 30 --shape x=1,3,640,640 paddleocr-det
   ortel bench --generate 64 --prompt-tokens 128 decoder.onnx
   ortel bench --generate 32 --prompt-tokens 4 moonshine-tiny
   ortel bench --shape input=1,512 --shape state=2,1,128 --value sr=16000 silero_vad.onnx
@@ -181,6 +183,7 @@ type benchFlags struct {
 	hwInterval                        time.Duration
 	exportTimeout                     time.Duration
 	ui                                uiFlags
+	tune                              tuneFlags
 
 	// Parsed by validate.
 	warmupN    int
@@ -243,6 +246,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	f.analysis.register(fs)
 	fs.DurationVar(&f.hwInterval, "hw-interval", hardware.DefaultInterval, "")
 	f.ui.register(fs)
+	f.tune.register(fs)
 }
 
 func (f *benchFlags) validate() error {
@@ -339,6 +343,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return usagef("want exactly one MODEL, got %d arguments", len(pos))
 	}
 	if err := f.validate(); err != nil {
+		return err
+	}
+	tune, err := f.tune.parse(&f, pos[0])
+	if err != nil {
 		return err
 	}
 	shapes, err := bench.ParseShapes(f.shapes)
@@ -451,7 +459,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		EncoderPath: f.encoder, EncoderShapes: encoderShapes,
 		Batches:        f.batches,
 		IntraOpThreads: f.threads, InterOpThreads: f.inter, Session: f.session,
-		ProfileRuns: f.profileRuns, Seed: f.seed, OnDemand: od,
+		ProfileRuns: f.profileRuns, Seed: f.seed, OnDemand: od, Tune: tune,
 		TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
 	}
 	if f.duration > 0 {

@@ -21,11 +21,15 @@ bootstrap confidence interval computed from both runs' raw latency samples,
 throughput and energy per inference, and the time of each op type per
 profiled run. The verdict — faster, slower, or no significant change — is
 read from one statistic: its change must be significant (the interval
-excludes 0) and at least 1%.
+excludes 0) and at least 1%. Each percentile also shows both runs'
+order-statistic intervals; a percentile either run has too few samples to
+bound is marked "insufficient runs" and never called significant.
 
 With --fail-on-regression, the command exits with status 3 when B is slower
-by at least the threshold, so CI pipelines can gate on it; an unreadable
-report exits 1 and a bad command line 2.
+by at least the threshold, or when both runs checked the same SLA and A's
+early-stopping verdict is met and B's missed, so CI pipelines can gate on
+it; a gate on a percentile the runs cannot bound is reported undecided
+(exit 0). An unreadable report exits 1 and a bad command line 2.
 
 Flags:
   --percentile P            statistic of the verdict and gate: p50 (default), p90,

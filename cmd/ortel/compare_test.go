@@ -67,8 +67,8 @@ func TestCompareGate(t *testing.T) {
 		{"speed-up passes", []string{"compare", "--fail-on-regression", "5%", slow, b}, 0, []string{"B is faster"}},
 		{"markdown", []string{"compare", "--format", "md", a, slow}, 0, []string{"## ortel compare: B is **slower**", "| p50 |"}},
 		// 300 samples cannot bound p99 at 95% (368 needed): the gate never
-		// fires on it, and the output says so.
-		{"p99 gate on few samples", []string{"compare", "--percentile", "p99", "--fail-on-regression", "5%", a, slow}, 0, []string{"no regression: p99", "insufficient runs: 300 samples cannot bound p99 at 95% confidence (it needs 368 per run)"}},
+		// fires on it: the gate is undecided, and the output says so.
+		{"p99 gate on few samples", []string{"compare", "--percentile", "p99", "--fail-on-regression", "5%", a, slow}, 0, []string{"Gate:    undecided: insufficient runs for p99", "insufficient runs: 300 samples cannot bound p99 at 95% confidence (it needs 368 per run)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -55,7 +55,7 @@ func Analyze(ctx context.Context, rep *report.Report, opts ...Option) (*report.A
 	if rep.Operators != nil {
 		a.Providers = Placement(rep.Runtime.Providers, rep.Operators.Timeline)
 	}
-	a.Findings = Findings(FactsFrom(rep, a.Roofline, peaks))
+	a.Findings = linkTune(rep, Findings(FactsFrom(rep, a.Roofline, peaks)))
 
 	readings, reason := energyReadings(rep.Hardware)
 	var flops *float64

@@ -72,7 +72,9 @@ type Comparison struct {
 	Verdict string `json:"verdict"`
 	// Regression is set when a gate (Threshold) was given.
 	Regression *Regression `json:"regression,omitempty"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	// SLA compares the runs' SLA verdicts; nil unless both checked one.
+	SLA      *SLAComparison `json:"sla,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
 }
 
 // RunInfo identifies one side of a comparison.
@@ -100,6 +102,11 @@ type LatencyDelta struct {
 	// interval of this percentile at the comparison's confidence (see
 	// stats.QuantileInterval); its change is shown but never significant.
 	InsufficientRuns bool `json:"insufficient_runs,omitempty"`
+	// AInterval and BInterval are each run's distribution-free
+	// order-statistic interval of this percentile at the comparison's
+	// confidence (stats.QuantileInterval); absent for the mean.
+	AInterval *stats.Interval `json:"a_interval,omitempty"`
+	BInterval *stats.Interval `json:"b_interval,omitempty"`
 }
 
 // Delta compares one number.
@@ -124,7 +131,10 @@ type OpTypeDelta struct {
 type Regression struct {
 	Threshold float64 `json:"threshold"`
 	Exceeded  bool    `json:"exceeded"`
-	Reason    string  `json:"reason"`
+	// Undecided: the runs cannot support the gate's percentile
+	// (insufficient runs), so the gate neither passes nor fails on it.
+	Undecided bool   `json:"undecided,omitempty"`
+	Reason    string `json:"reason"`
 }
 
 var compareStats = []Stat{Mean, {"p50", 0.50}, {"p90", 0.90}, {"p95", 0.95}, {"p99", 0.99}, {"p99.9", 0.999}}
@@ -204,7 +214,7 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 			}
 		}
 	}
-	c.Warnings = compareWarnings(a, b)
+	c.Warnings = append(compareWarnings(a, b), tuneWarnings(a, b)...)
 
 	ba := NewBootstrap(a.Latency.Samples, cfg.Seed)
 	bb := NewBootstrap(b.Latency.Samples, cfg.Seed+1)
@@ -221,6 +231,8 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 		}
 		c.Latency = append(c.Latency, d)
 	}
+	addIntervals(c, a.Latency.Samples, b.Latency.Samples)
+	c.SLA = compareSLA(a, b)
 	for i := range c.Latency {
 		if c.Latency[i].Stat == pName {
 			gate = &c.Latency[i]
@@ -260,6 +272,14 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 		case c.Verdict == VerdictSlower && gate.Change >= cfg.Threshold:
 			r.Exceeded = true
 			r.Reason = fmt.Sprintf("regression: %s exceeds the %.1f%% threshold", ci, 100*cfg.Threshold)
+		case c.SLA != nil && c.SLA.Regressed:
+			r.Exceeded = true
+			r.Reason = fmt.Sprintf("regression: A met the SLA %s and B misses it (early-stopping verdicts at %.0f%% confidence); latency %s",
+				slaName(c.SLA.A), 100*slaConfidence(c.SLA), ci)
+		case gate.InsufficientRuns:
+			r.Undecided = true
+			r.Reason = fmt.Sprintf("undecided: insufficient runs for %s (%d needed per run, at %.0f%% confidence); %s", pName,
+				stats.MinSamples(quantileOf(pName), cfg.Confidence), 100*cfg.Confidence, ci)
 		case c.Verdict == VerdictSlower:
 			r.Reason = fmt.Sprintf("slower but within the %.1f%% threshold: %s", 100*cfg.Threshold, ci)
 		default:

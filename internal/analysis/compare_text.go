@@ -33,6 +33,7 @@ func WriteComparisonText(w io.Writer, c *Comparison) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%+.1f%%\t%+.1f%%\t%+.1f%%\t%s\t%s\t\n", d.Stat, fmtDur(d.AS), fmtDur(d.BS), 100*d.Change, 100*d.CILow, 100*d.CIHigh, sig, mark)
 	}
 	tw.Flush()
+	writeIntervalsText(ew, c)
 	fmt.Fprintf(ew, "\nThroughput  %.1f → %.1f items/s (%+.1f%%)\n", c.Throughput.A, c.Throughput.B, 100*c.Throughput.Change)
 	if c.Energy != nil {
 		fmt.Fprintf(ew, "Energy      %.4g → %.4g J per inference (%+.1f%%)\n", c.Energy.A, c.Energy.B, 100*c.Energy.Change)
@@ -77,6 +78,7 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	for _, d := range c.Latency {
 		fmt.Fprintf(ew, "| %s | %s | %s | %+.1f%% | %+.1f%% … %+.1f%% | %v |\n", d.Stat, fmtDur(d.AS), fmtDur(d.BS), 100*d.Change, 100*d.CILow, 100*d.CIHigh, d.Significant)
 	}
+	writeIntervalsText(ew, c)
 	fmt.Fprintf(ew, "\nThroughput: %.1f → %.1f items/s (%+.1f%%).", c.Throughput.A, c.Throughput.B, 100*c.Throughput.Change)
 	if c.Energy != nil {
 		fmt.Fprintf(ew, " Energy: %.4g → %.4g J per inference (%+.1f%%).", c.Energy.A, c.Energy.B, 100*c.Energy.Change)

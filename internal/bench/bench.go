@@ -93,6 +93,10 @@ type Config struct {
 	// entries, execution providers.
 	Session SessionOptions
 
+	// Tune, when set, runs a tuning sweep (--tune) instead of one
+	// measured phase; see Tune.
+	Tune *Tune
+
 	ProfileRuns int // runs of the operator-profiling pass; 0 skips it
 	Seed        uint64
 
@@ -118,6 +122,9 @@ type Config struct {
 	// runHook, for tests, is called inside every measured request, after
 	// its run, with the request's number in its phase.
 	runHook func(seq int)
+	// tuneHook, for tests, is called before each block of a tuning sweep's
+	// round with the configuration's label.
+	tuneHook func(round int, label string)
 }
 
 // Result is the report plus what the caller may want to look at.
@@ -209,6 +216,9 @@ func (c *Config) check() error {
 	case c.Auto != nil && (len(c.Batches) > 1 || c.Generate > 0):
 		return errors.New("--runs auto applies to one measured phase; give the batch sweep or the generation a number of runs")
 	}
+	if err := c.checkTune(); err != nil {
+		return err
+	}
 	if c.Auto != nil {
 		return c.Auto.check()
 	}
@@ -260,6 +270,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	if cfg.Generate > 0 {
 		return b.generation(ctx)
+	}
+	if cfg.Tune != nil {
+		return b.tune(ctx)
 	}
 	return b.load(ctx)
 }
@@ -643,12 +656,8 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 	trialNo := 0
 	trial := func(ctx context.Context, qps float64) (report.Trial, error) {
 		trialNo++
-		n := trialSize(sla, qps, cfg.TrialDuration)
-		p := phase{
-			scenario: Server, workers: cfg.Concurrency, requests: n, qps: qps,
-			seed: cfg.Seed + uint64(trialNo), threshold: sla.Threshold, budget: max(verdictAllowed(sla, n), 1),
-			depth: b.met.queue(),
-		}
+		p := trialPhase(sla, qps, cfg.TrialDuration, cfg.Seed+uint64(trialNo))
+		p.workers, p.depth = cfg.Concurrency, b.met.queue()
 		res, hw, err := b.measured(ctx, p, exec)
 		if err != nil {
 			return report.Trial{}, fmt.Errorf("SLA trial at %.4g requests/s: %w", qps, err)
@@ -675,7 +684,12 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 		cfg.progress("  trial %d: %.4g requests/s, %d requests, p%g %s: %s", trialNo, qps, t.Completed, sla.Percentile, observed(t.SLA), verdict)
 		return t, nil
 	}
-	return searchPeak(ctx, start, searchFloor(sla), cfg.MaxTrials, trial)
+	res, err := searchPeak(ctx, start, searchFloor(sla), cfg.MaxTrials, trial)
+	if res != nil && !res.Found && b.warmMed > sla.Threshold.Seconds() {
+		res.Note += fmt.Sprintf("; a single request already takes longer than the SLA allows (warm-up median %s over %s), so no rate can meet it on this machine now",
+			time.Duration(b.warmMed*float64(time.Second)).Round(time.Microsecond), sla.Threshold)
+	}
+	return res, err
 }
 
 func observed(r report.SLAResult) string {

@@ -37,15 +37,19 @@
 // ⌈P·n/100⌉-th smallest latency, failures counted as infinitely slow, is
 // within the threshold). Compliance is the fraction that did not violate it.
 //
-// Peak-rate search (server scenario with an SLA): trials are bounded
-// open-loop runs of max(rate × trial duration, 50) arrivals (at most four
-// trial durations' worth). Starting at --qps, or half the rate the workers
-// sustain at the warm-up median, the rate doubles after each passing trial
-// until one fails (halves after each failing one until one passes), then is
-// bisected between the highest passing and lowest failing rate until they
-// are within 5%; at most MaxTrials trials. A trial stops early once its
-// violations exceed what the SLA allows. The peak is the highest passing
-// rate; every trial is reported.
+// Peak-rate search (server scenario with an SLA): each trial is an
+// open-loop run and a sequential test (trialPhase): at least the requests
+// its percentile needs for an early-stopping verdict with one over the
+// threshold (662 for p99) or the trial duration's worth, then it ends once
+// the verdict is met; a stray stall extends it (up to the size proving the
+// SLA with 4 over) instead of failing it, and a fifth request over the
+// threshold ends it as failed. Starting at --qps, or half the rate the
+// workers sustain at the warm-up median, the rate doubles after each
+// passing trial until one fails (halves after each failing one, repeated
+// once, until one passes), then is bisected between the highest passing and
+// lowest failing rate until they are within 5%; at most MaxTrials trials.
+// The peak is the highest passing rate; every trial is reported (the
+// report's searchMethod text says it all).
 //
 // Steady state (rolling-median stability): with windows of W = 10 runs and
 // a tolerance of 5%, steady state starts at the first run j >= 1 (the first
@@ -68,6 +72,19 @@
 // (1: a batch of b costs no more than the smallest; smallest/b: batching
 // gains nothing). The best size has the most items/s among those meeting
 // the SLA when one is given.
+//
+// Tuning sweep (--tune, Config.Tune): every combination of optimization
+// level, intra-op thread count, execution mode and loadable execution
+// provider gets its own session options and session (creation and first
+// run timed per configuration; only the read-only input tensors are
+// shared), a warm-up, and Config.Runs single-stream runs split into rounds
+// that visit the configurations in a new shuffled order each, so drift
+// during the sweep hits all alike. All sessions stay open for the sweep.
+// Rows rank by p50 with its order-statistic interval; the best is told
+// apart from the runner-up only when the intervals do not overlap. The
+// report's latency, throughput and cold start are the best configuration's,
+// and the operator pass profiles its session; ortel.load.request.duration
+// records every configuration's runs alike.
 //
 // Generation (--generate N): each measured request is one greedy
 // generation of N tokens on a decoder following the input_ids /

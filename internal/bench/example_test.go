@@ -41,3 +41,20 @@ func ExampleParseScenario() {
 	// server
 	// --scenario "bursty": want one of single-stream, concurrent, server, offline
 }
+
+// The intra-op thread counts a tuning sweep tries by default, by the
+// number of logical CPUs, and a --tune-threads override.
+func ExampleDefaultTuneThreads() {
+	for _, cpus := range []int{1, 2, 6, 16} {
+		fmt.Println(cpus, bench.DefaultTuneThreads(cpus))
+	}
+	fmt.Println(bench.ParseTuneThreads("1,3"))
+	fmt.Println(bench.ShellQuote("x=1,3,64,64"), bench.ShellQuote("my model.onnx"))
+	// Output:
+	// 1 [1]
+	// 2 [1 2]
+	// 6 [1 2 4 6]
+	// 16 [1 2 4 8 16]
+	// [1 3] <nil>
+	// x=1,3,64,64 'my model.onnx'
+}

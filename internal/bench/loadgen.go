@@ -30,6 +30,11 @@ type phase struct {
 	// known. 0 never stops early.
 	threshold time.Duration
 	budget    int
+	// decide, when set (server), is asked after every request with the
+	// requests done and the violations of threshold so far: decideStop
+	// ends the phase at once (like budget), decideEnough issues no more
+	// requests but still runs those already queued, so they count.
+	decide func(done, violations int) decision
 
 	// until, when set (closed-loop phases), is evaluated on the successful
 	// latencies (seconds) so far, at growing intervals (see nextCheck); the
@@ -44,6 +49,15 @@ type phase struct {
 	// worker goroutines.
 	observe func(record)
 }
+
+// decision is what a phase's decide rule says after a request.
+type decision int
+
+const (
+	decideContinue decision = iota
+	decideEnough            // stop issuing; run what is queued
+	decideStop              // stop now (the phase is aborted)
+)
 
 // record is one finished request.
 type record struct {
@@ -311,6 +325,8 @@ func serverPhase(ctx context.Context, p phase, exec execFunc) (*phaseResult, err
 	queue := make(chan item, len(at))
 	var (
 		stop       atomic.Bool // trial verdict known: issue and run no more
+		enough     atomic.Bool // verdict reached: issue no more, run what is queued
+		done       atomic.Int64
 		violations atomic.Int64
 		maxDepth   atomic.Int64
 		c          collector
@@ -322,7 +338,7 @@ func serverPhase(ctx context.Context, p phase, exec execFunc) (*phaseResult, err
 		timer := time.NewTimer(time.Hour)
 		defer timer.Stop()
 		for i, a := range at {
-			if stop.Load() {
+			if stop.Load() || enough.Load() {
 				return
 			}
 			if d := time.Until(start.Add(a)); d > 0 {
@@ -354,12 +370,21 @@ func serverPhase(ctx context.Context, p phase, exec execFunc) (*phaseResult, err
 				if p.observe != nil {
 					p.observe(r)
 				}
-				if p.budget > 0 && (err != nil || r.latency > p.threshold) {
-					if violations.Add(1) > int64(p.budget) {
+				over := err != nil || r.latency > p.threshold
+				if (p.budget > 0 || p.decide != nil) && over {
+					if violations.Add(1) > int64(p.budget) && p.budget > 0 {
 						stop.Store(true)
 					}
 				}
-				if c.add(r, end) && p.budget == 0 {
+				if p.decide != nil {
+					switch p.decide(int(done.Add(1)), int(violations.Load())) {
+					case decideStop:
+						stop.Store(true)
+					case decideEnough:
+						enough.Store(true)
+					}
+				}
+				if c.add(r, end) && p.budget == 0 && p.decide == nil {
 					cancel(fmt.Errorf("%w; last error: %w", errTooManyFailures, err))
 					stop.Store(true)
 				}

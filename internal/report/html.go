@@ -42,7 +42,9 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"size":      func(n any) string { return sizeText(n) },
 	"sets":      setsText,
 	// generation (generation_render.go)
-	"genView": newGenView,
+	"genView":  newGenView,
+	"interval": IntervalText,
+	"inc":      func(i int) int { return i + 1 },
 }).ParseFS(htmlFS, "html/report.html.tmpl", "html/generation.html.tmpl"))
 
 // htmlView is what the template sees.

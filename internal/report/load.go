@@ -142,7 +142,9 @@ type SLASearch struct {
 	Note     string  `json:"note,omitempty"`
 }
 
-// Trial is one bounded open-loop run of the SLA search.
+// Trial is one bounded open-loop run of the SLA search. Planned is the
+// most requests it could hold: a trial stops once its verdict is known
+// (see bench's trialPhase).
 type Trial struct {
 	TargetQPS   float64   `json:"target_qps"`
 	AchievedQPS float64   `json:"achieved_qps"`

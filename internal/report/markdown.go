@@ -71,6 +71,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if g := r.Generation; g != nil {
 		writeGenerationMarkdown(p, g)
 	}
+	writeTuneMarkdown(p, r.Tune)
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
 		p.f("## Operators\n\n%s (a separate pass), %d nodes per run", plural(o.ProfiledRuns, "profiled run"), o.Nodes)

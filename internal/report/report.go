@@ -37,6 +37,8 @@ type Report struct {
 	Load       *Load       `json:"load,omitempty"`
 	BatchSweep *BatchSweep `json:"batch_sweep,omitempty"`
 	Generation *Generation `json:"generation,omitempty"`
+	// Tune is the tuning sweep of bench --tune (tune.go).
+	Tune *Tune `json:"tune,omitempty"`
 	// Hardware readings during the measured phase (hardware.go).
 	Hardware *Hardware `json:"hardware,omitempty"`
 	// Analysis: roofline, findings, energy efficiency (analysis.go).

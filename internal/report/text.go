@@ -69,6 +69,7 @@ func WriteText(w io.Writer, r *Report) error {
 	p.f("Throughput\n")
 	p.f("  %.1f runs/s, %.1f items/s over %s\n", r.Throughput.RunsPerS, r.Throughput.ItemsPerS, dur(r.Throughput.WallS))
 	writeLoadText(w, p, r)
+	writeTuneText(w, p, r.Tune)
 	writeHardwareText(p, r.Hardware)
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
