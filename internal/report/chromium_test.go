@@ -92,6 +92,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		{"real det run", realReport(t), []string{"latency-hist", "latency-cdf", "warmup", "gantt", "optypes", "roofline", "hardware"}},
 		{"synthetic, every section", syntheticReport(t), []string{"latency-hist", "latency-cdf", "warmup", "gantt", "optypes", "roofline", "hardware", "batch"}},
 	}
+	unsupported := 0
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			page := filepath.Join(t.TempDir(), "report.html")
@@ -105,7 +106,21 @@ func TestHTMLRendersInChromium(t *testing.T) {
 			if tt.rep.Analysis != nil && !tt.rep.Analysis.Energy.Available && !strings.Contains(dom, `data-energy="unavailable"`) {
 				t.Error("energy unavailable is not shown")
 			}
+			// The charts' p99 marker says when the runs cannot support
+			// p99, as the tables do.
+			marked := strings.Contains(dom, "p99 (insufficient runs)")
+			if !tt.rep.Latency.Summary.Supported(99) {
+				unsupported++
+				if !marked {
+					t.Error("p99 is unsupported by the runs but the charts mark it as measured")
+				}
+			} else if marked {
+				t.Error("p99 is supported by the runs but the charts call it insufficient")
+			}
 		})
+	}
+	if unsupported == 0 {
+		t.Error("no report here has an unsupported p99: the marker check above cannot fail")
 	}
 }
 

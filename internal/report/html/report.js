@@ -130,6 +130,15 @@
     label(s, x, PAD.t + 10, str, { fill: color });
   }
   function samples() { return ((R.latency && R.latency.samples_s) || []).filter(isFinite).slice().sort(function (a, b) { return a - b; }); }
+  // supported says whether the run's order-statistic interval can bound
+  // percentile pct (reports without intervals: yes, as before).
+  function supported(pct) {
+    var iv = (R.latency && R.latency.intervals) || [];
+    for (var i = 0; i < iv.length; i++) if (iv[i].percentile === pct) return iv[i].sufficient !== false;
+    return true;
+  }
+  // pctLabel names a percentile marker; one the runs cannot support says so.
+  function pctLabel(pct) { return "p" + pct + (supported(pct) ? "" : " (insufficient runs)"); }
   function quantile(sorted, q) {
     if (!sorted.length) return NaN;
     var h = q * (sorted.length - 1), lo = Math.floor(h), hi = Math.min(lo + 1, sorted.length - 1);
@@ -163,7 +172,7 @@
       n++;
     });
     vmark(s, x(quantile(xs, 0.5)), h, "p50", "#2f9e6b");
-    vmark(s, x(quantile(xs, 0.99)), h, "p99", "#c0392b");
+    vmark(s, x(quantile(xs, 0.99)), h, pctLabel(99), "#c0392b");
     return n;
   };
 
@@ -180,8 +189,9 @@
       pts.push(x(v).toFixed(1) + "," + y((i + 1) / xs.length).toFixed(1));
     });
     el("polyline", { points: pts.join(" "), fill: "none", stroke: "#2f6fdb", "stroke-width": 2, "class": "mark" }, s);
-    [[0.5, "p50", "#2f9e6b"], [0.9, "p90", "#d9822b"], [0.99, "p99", "#c0392b"]].forEach(function (m) {
+    [[0.5, 50, "#2f9e6b"], [0.9, 90, "#d9822b"], [0.99, 99, "#c0392b"]].forEach(function (m) {
       var v = quantile(xs, m[0]);
+      m[1] = pctLabel(m[1]);
       var c = el("circle", { cx: x(v), cy: y(m[0]), r: 4, fill: m[2] }, s);
       tip(c, m[1] + " " + fmtDur(v));
       label(s, x(v), y(m[0]) + 12, m[1] + " " + fmtDur(v), { fill: m[2] });
