@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -128,22 +129,31 @@ func TestBenchBatchSweep(t *testing.T) {
 	}
 }
 
-// TestBenchGenerate drives the synthetic decoder and finds TTFT and TPOT as
-// gen_ai histograms in the OTLP output, with the generation spans above the
-// runs.
-func TestBenchGenerate(t *testing.T) {
+// benchSyntheticDecoder runs bench --generate 6 on a 2-layer synthetic
+// decoder with 5 generations from an 8-token prompt and profileRuns
+// profiled runs, into a fresh --out; it returns that folder and stdout.
+func benchSyntheticDecoder(t *testing.T, profileRuns int) (out, stdout string) {
+	t.Helper()
 	testenv.RequireORT(t)
 	model := filepath.Join(t.TempDir(), "decoder.onnx")
 	if err := onnxgen.Decoder(onnxgen.DecoderConfig{Layers: 2, Heads: 2, HeadDim: 16, Vocab: 96, Seed: 4}).WriteFile(model); err != nil {
 		t.Fatal(err)
 	}
-	out := t.TempDir()
+	out = t.TempDir()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
 	code, stdout, stderr := ortel(t, "bench", model, "--generate", "6", "--prompt-tokens", "8", "--runs", "5",
-		"--warmup", "1", "--threads", "1", "--profile-runs", "2", "--out", out, "--quiet")
+		"--warmup", "1", "--threads", "1", "--profile-runs", strconv.Itoa(profileRuns), "--out", out, "--quiet")
 	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+		t.Fatalf("bench --generate: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	return out, stdout
+}
+
+// TestBenchGenerate drives the synthetic decoder and finds TTFT and TPOT as
+// gen_ai histograms in the OTLP output, with the generation spans above the
+// runs.
+func TestBenchGenerate(t *testing.T) {
+	out, stdout := benchSyntheticDecoder(t, 2)
 	for _, want := range []string{"Generation (5 generations of 6 tokens from a 8-token prompt", "time to first token", "time per output token", "KV cache"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)

@@ -5,27 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ortel-dev/ortel/internal/onnxgen"
-	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
 // TestReportGenerationFormats runs bench --generate on the synthetic
 // decoder, then renders its report.json as Markdown and HTML: both show
 // the generation section with a row per token of the KV cache.
 func TestReportGenerationFormats(t *testing.T) {
-	testenv.RequireORT(t)
-	model := filepath.Join(t.TempDir(), "decoder.onnx")
-	if err := onnxgen.Decoder(onnxgen.DecoderConfig{Layers: 2, Heads: 2, HeadDim: 16, Vocab: 96, Seed: 4}).WriteFile(model); err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-	code, stdout, stderr := ortel(t, "bench", model, "--generate", "6", "--prompt-tokens", "8", "--runs", "5",
-		"--warmup", "1", "--threads", "1", "--profile-runs", "1", "--out", out, "--quiet")
-	if code != 0 {
-		t.Fatalf("bench: exit %d\n%s\n%s", code, stdout, stderr)
-	}
+	out, _ := benchSyntheticDecoder(t, 1)
 	js := filepath.Join(out, "report.json")
 	// 2 layers × (key, value) × 2 heads × 16 × 4 bytes per token: 512 B;
 	// after the prefill 8 tokens, after the last 13.

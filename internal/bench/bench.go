@@ -346,6 +346,25 @@ func (b *bench) measured(ctx context.Context, p phase, exec execFunc) (*phaseRes
 }
 
 // load benches the model under a load scenario, or sweeps batch sizes.
+// synthesize makes the measured phase's input tensors for shapes, records
+// their shapes and values in the report, and names the outputs.
+func (b *bench) synthesize(shapes map[string][]int64) (*Inputs, error) {
+	cfg, m := b.cfg, b.model
+	inputs, err := Synthesize(m.inputs, shapes, cfg.DefaultShapes, cfg.Values, cfg.Batch, cfg.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", cfg.ModelPath, err)
+	}
+	for i, s := range inputs.Specs {
+		b.rep.Model.Inputs[i].Shape = s.Shape
+		b.rep.Model.Inputs[i].Value = s.Value
+	}
+	b.outNames = make([]string, len(m.outputs))
+	for i, o := range m.outputs {
+		b.outNames[i] = o.Name
+	}
+	return inputs, nil
+}
+
 func (b *bench) load(ctx context.Context) (*report.Report, error) {
 	cfg, rep, m := b.cfg, b.rep, b.model
 	sweep := len(cfg.Batches) > 1
@@ -356,19 +375,11 @@ func (b *bench) load(ctx context.Context) (*report.Report, error) {
 		}
 		shapes = shapesForBatch(m.inputs, cfg.Shapes, cfg.Batch)
 	}
-	inputs, err := Synthesize(m.inputs, shapes, cfg.DefaultShapes, cfg.Values, cfg.Batch, cfg.Seed)
+	inputs, err := b.synthesize(shapes)
 	if err != nil {
-		return nil, fmt.Errorf("model %q: %w", cfg.ModelPath, err)
+		return nil, err
 	}
 	defer inputs.Destroy()
-	for i, s := range inputs.Specs {
-		rep.Model.Inputs[i].Shape = s.Shape
-		rep.Model.Inputs[i].Value = s.Value
-	}
-	b.outNames = make([]string, len(m.outputs))
-	for i, o := range m.outputs {
-		b.outNames[i] = o.Name
-	}
 	// Deferred first: sessions opened before a failure close too.
 	defer b.closeSessions()
 	if err := b.openSessions(ctx, inputs.Names); err != nil {

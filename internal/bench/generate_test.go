@@ -128,23 +128,7 @@ func TestGenerateMatchesRecomputation(t *testing.T) {
 	if len(g.ids) != n || g.stats.OutputTokens != n || g.stats.InputTokens != 7 {
 		t.Fatalf("%d ids, stats %+v", len(g.ids), g.stats)
 	}
-	seq := append([]int64(nil), prompt...)
-	past := make([]ort.Value, len(d.inNames))
-	for i, want := range g.ids {
-		outs, err := d.step(context.Background(), sess, seq, 0, past)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := argmaxLast(outs[d.logits])
-		destroyAll(outs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != want {
-			t.Fatalf("token %d: the cached decode chose %d, recomputing the sequence gives %d", i, want, got)
-		}
-		seq = append(seq, want)
-	}
+	checkAgainstRecompute(t, d, sess, prompt, g.ids)
 	// present tensors after the last token: prompt + n - 1 positions.
 	want := int64(2*2*2*8*(7+n-1)) * 4
 	if g.stats.KVCacheBytes != want {
@@ -218,22 +202,7 @@ func TestGenerateExportLayouts(t *testing.T) {
 			}
 			t.Logf("tokens %v; cache bytes per step %v", g.ids, g.kvBytes)
 
-			seq := append([]int64(nil), prompt...)
-			for i, want := range g.ids {
-				outs, err := d.step(context.Background(), sess, seq, 0, make([]ort.Value, len(d.inNames)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := argmaxLast(outs[d.logits])
-				destroyAll(outs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got != want {
-					t.Fatalf("token %d: the cached decode chose %d, recomputing the sequence gives %d", i, want, got)
-				}
-				seq = append(seq, want)
-			}
+			checkAgainstRecompute(t, d, sess, prompt, g.ids)
 
 			if len(g.kvBytes) != n {
 				t.Fatalf("%d cache sizes for %d steps", len(g.kvBytes), n)
@@ -312,5 +281,28 @@ func TestDescribeDecoderBounds(t *testing.T) {
 	enc := append(past(2, 8), ort.InputOutputInfo{Name: "encoder_hidden_states", Dimensions: ort.NewShape(-1, 1<<20, 1<<20), DataType: f32})
 	if _, err := describeDecoder("m.onnx", enc, outs, decoderOptions{}); err == nil || !strings.Contains(err.Error(), "more than --generate feeds") {
 		t.Errorf("encoder states of 2^40 values: %v", err)
+	}
+}
+
+// checkAgainstRecompute feeds the whole sequence again, with no cache, at
+// each step of a generation and fails when the cached decode chose another
+// token than that recomputation does.
+func checkAgainstRecompute(t *testing.T, d *decoder, sess *instrument.DynamicSession, prompt, ids []int64) {
+	t.Helper()
+	seq := append([]int64(nil), prompt...)
+	for i, want := range ids {
+		outs, err := d.step(context.Background(), sess, seq, 0, make([]ort.Value, len(d.inNames)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := argmaxLast(outs[d.logits])
+		destroyAll(outs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("token %d: the cached decode chose %d, recomputing the sequence gives %d", i, want, got)
+		}
+		seq = append(seq, want)
 	}
 }

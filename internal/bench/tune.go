@@ -273,7 +273,7 @@ type tuneEntry struct {
 // warm-up, then the measured runs in rounds, each round visiting every
 // configuration in a shuffled order.
 func (b *bench) tune(ctx context.Context) (*report.Report, error) {
-	cfg, rep, m := b.cfg, b.rep, b.model
+	cfg, rep := b.cfg, b.rep
 	t := cfg.Tune
 	confs, err := t.configs(cfg)
 	if err != nil {
@@ -284,21 +284,13 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 		rounds = DefaultTuneRounds
 	}
 	rounds = min(rounds, cfg.Runs)
-	inputs, err := Synthesize(m.inputs, cfg.Shapes, cfg.DefaultShapes, cfg.Values, cfg.Batch, cfg.Seed)
-	if err != nil {
-		return nil, fmt.Errorf("model %q: %w", cfg.ModelPath, err)
-	}
 	// The input tensors are only read by the runs; every configuration
 	// has its own session, options and output tensors.
+	inputs, err := b.synthesize(cfg.Shapes)
+	if err != nil {
+		return nil, err
+	}
 	defer inputs.Destroy()
-	for i, s := range inputs.Specs {
-		rep.Model.Inputs[i].Shape = s.Shape
-		rep.Model.Inputs[i].Value = s.Value
-	}
-	b.outNames = make([]string, len(m.outputs))
-	for i, o := range m.outputs {
-		b.outNames[i] = o.Name
-	}
 	entries := make([]*tuneEntry, len(confs))
 	// Deferred in this order, the sessions still held by entries close
 	// before closeSessions destroys the options they were created with.
