@@ -1,15 +1,16 @@
 package instrument
 
 import (
-	"compress/gzip"
+	"bytes"
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
 // TestImportProfileNestsSubgraphs imports one real Silero VAD run (If
@@ -21,15 +22,7 @@ import (
 func TestImportProfileNestsSubgraphs(t *testing.T) {
 	for _, v := range []string{"1.24.3", "1.30.0"} {
 		t.Run(v, func(t *testing.T) {
-			f, err := os.Open("profile/testdata/vad_ort" + v + ".json.gz")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			zr := bytes.NewReader(testenv.Gunzip(t, "profile/testdata/vad_ort"+v+".json.gz"))
 			p := newProviders(t)
 			var self, dur time.Duration
 			st, err := ImportProfile(context.Background(), zr, time.Unix(1e9, 0), p.opts(WithNodeObserver(func(n ProfiledNode) {

@@ -1,7 +1,7 @@
 package instrument
 
 import (
-	"compress/gzip"
+	"bytes"
 	"context"
 	"os"
 	"sync"
@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/instrument/profile"
+	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
 // checkOperators asserts that every operator span has a profiled run span as
@@ -292,15 +293,7 @@ func TestGrouperMatchesNodesToRuns(t *testing.T) {
 }
 
 func TestImportProfile(t *testing.T) {
-	f, err := os.Open("profile/testdata/cls_2runs.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := bytes.NewReader(testenv.Gunzip(t, "profile/testdata/cls_2runs.json.gz"))
 	p := newProviders(t)
 	origin := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	st, err := ImportProfile(context.Background(), zr, origin, p.opts(WithModelName("cls"))...)

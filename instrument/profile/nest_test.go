@@ -1,27 +1,18 @@
 package profile
 
 import (
-	"compress/gzip"
-	"io"
-	"os"
+	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
 // readGz reads every event of a gzip-compressed profile in testdata.
 func readGz(tb testing.TB, name string) []Event {
 	tb.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r := NewReader(zr)
+	r := NewReader(bytes.NewReader(gunzipTestdata(tb, name)))
 	var evs []Event
 	for {
 		ev, err := r.Next()
@@ -224,18 +215,5 @@ func TestMemoryArgs(t *testing.T) {
 // gunzipTestdata returns the bytes of a gzip-compressed file in testdata.
 func gunzipTestdata(tb testing.TB, name string) []byte {
 	tb.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
+	return testenv.Gunzip(tb, filepath.Join("testdata", name))
 }

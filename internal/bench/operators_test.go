@@ -2,30 +2,21 @@ package bench
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
 // importInto feeds a real profile excerpt through the library's import
 // path into an opCollector, as the profiling pass does.
 func importInto(t *testing.T, c *opCollector, file string) {
 	t.Helper()
-	f, err := os.Open("../../instrument/profile/testdata/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := bytes.NewReader(testenv.Gunzip(t, "../../instrument/profile/testdata/"+file))
 	if _, err := instrument.ImportProfile(context.Background(), zr, time.Unix(1e9, 0), instrument.WithNodeObserver(c.observe)); err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,10 @@ package profimport
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,6 +20,7 @@ import (
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/internal/otlpjson"
 	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
 var testScope = instrumentation.Scope{Name: instrument.ScopeName, Version: instrument.Version()}
@@ -30,20 +29,7 @@ var testScope = instrumentation.Scope{Name: instrument.ScopeName, Version: instr
 // package profile.
 func realProfile(tb testing.TB, name string) []byte {
 	tb.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "instrument", "profile", "testdata", name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
+	return testenv.Gunzip(tb, filepath.Join("..", "..", "instrument", "profile", "testdata", name))
 }
 
 // synth makes a profile of about size bytes from a real excerpt.

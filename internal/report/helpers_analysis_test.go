@@ -1,17 +1,16 @@
 package report_test
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/analysis"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
 // The in-package tests define -update; it is defined here only when they
@@ -33,17 +32,8 @@ func updating() bool {
 // 2-core build machine, analyzed (testdata/det_report.json.gz).
 func realReport(t testing.TB) *report.Report {
 	t.Helper()
-	f, err := os.Open("testdata/det_report.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var r report.Report
-	if err := json.NewDecoder(zr).Decode(&r); err != nil {
+	if err := json.Unmarshal(testenv.Gunzip(t, "testdata/det_report.json.gz"), &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.Analysis == nil || r.Analysis.Roofline == nil || len(r.Operators.Timeline) == 0 {

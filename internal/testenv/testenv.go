@@ -5,6 +5,8 @@
 package testenv
 
 import (
+	"compress/gzip"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,4 +75,24 @@ func Chromium(t testing.TB) string {
 	}
 	missing(t, "needs Chromium: install it with scripts/install-chromium.sh (Debian package chromium), or set ORTEL_CHROMIUM")
 	return ""
+}
+
+// Gunzip returns the decompressed bytes of the gzip-compressed file path
+// (the project keeps its real profile and report fixtures compressed).
+func Gunzip(tb testing.TB, path string) []byte {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return b
 }
