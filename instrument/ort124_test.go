@@ -25,10 +25,7 @@ func TestOnnxRuntime124(t *testing.T) {
 	}
 	lib := filepath.Join(ortlib.CacheDir(), "onnxruntime", "1.24.3", "libonnxruntime.so.1")
 	if _, err := os.Stat(lib); err != nil {
-		if testenv.CI() {
-			t.Fatalf("needs ONNX Runtime 1.24.3: %v; fetch it with: %s", err, ortlib.FetchHint)
-		}
-		t.Skipf("needs ONNX Runtime 1.24.3 (%v); fetch it with: %s", err, ortlib.FetchHint)
+		testenv.Missing(t, "needs ONNX Runtime 1.24.3 (%v); fetch it with: %s", err, ortlib.FetchHint)
 	}
 	run := "^(TestRunProfilingMatchesLibrary|TestSamplingExactConcurrentSafe|TestSlowRunProfilesTheNextRuns|TestProfileRunsEmitsOperatorSpans|TestFlushDeliversOpenWindow|TestWrapDynamic|TestWrapWithProfilingFailsWithoutRunProfiling|TestCloseBoundedByContext|TestRunsConcurrentSafe)$"
 	args := []string{"-test.run", run, "-test.v", "-test.count=1"}

@@ -40,24 +40,18 @@ func TestAttachUsageErrors(t *testing.T) {
 // OTLP/JSON files, and a cancelled context (what SIGINT does) detaches.
 func TestAttachCommandNode(t *testing.T) {
 	if st := attach.Check(); !st.Available {
-		if testenv.CI() {
-			t.Fatalf("attach cannot use eBPF here: %s", st.Reason)
-		}
-		t.Skipf("attach cannot use eBPF here: %s", st.Reason)
+		testenv.Missing(t, "attach cannot use eBPF here: %s", st.Reason)
 	}
 	model := testenv.Model(t, "silero_vad_v5.onnx")
 	mods := filepath.Join(ortenv.CacheDir(), "node", "1.30.0", "node_modules")
 	if _, err := os.Stat(filepath.Join(mods, "onnxruntime-node")); err != nil {
-		if testenv.CI() {
-			t.Fatalf("needs onnxruntime-node 1.30.0: scripts/fetch.sh node")
-		}
-		t.Skipf("needs onnxruntime-node 1.30.0 (%v): scripts/fetch.sh node", err)
+		testenv.Missing(t, "needs onnxruntime-node 1.30.0 (%v): scripts/fetch.sh node", err)
 	}
 	node := exec.Command("node", "../../internal/attach/testdata/client.js", mods)
 	in, _ := node.StdinPipe()
 	outPipe, _ := node.StdoutPipe()
 	if err := node.Start(); err != nil {
-		t.Skipf("node: %v", err)
+		testenv.Missing(t, "node: %v", err)
 	}
 	defer func() { in.Close(); node.Process.Kill(); node.Wait() }()
 	out := bufio.NewScanner(outPipe)

@@ -83,7 +83,7 @@ func TestLoopProfileEveryVersion(t *testing.T) {
 	testenv.RequireORT(t)
 	libs, _ := filepath.Glob(filepath.Join(ortenv.CacheDir(), "onnxruntime", "*", "libonnxruntime.so.1"))
 	if len(libs) == 0 {
-		t.Skip("no ONNX Runtime library in the cache")
+		testenv.Missing(t, "no ONNX Runtime library in the cache %s: run scripts/fetch.sh ort", ortenv.CacheDir())
 	}
 	for _, lib := range libs {
 		version := filepath.Base(filepath.Dir(lib))

@@ -330,7 +330,7 @@ func TestAttachCClientRunWithBinding(t *testing.T) {
 	lib := ortLibrary(t, "1.24.3")
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
-		missing(t, "needs gcc for the C client: %v", err)
+		testenv.Missing(t, "needs gcc for the C client: %v", err)
 	}
 	hdr, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/yalue/onnxruntime_go").Output()
 	if err != nil {

@@ -19,20 +19,11 @@ import (
 	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
-// missing skips locally and fails under CI=true.
-func missing(t testing.TB, format string, args ...any) {
-	t.Helper()
-	if testenv.CI() {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf(format, args...)
-}
-
 // requireEBPF skips (locally) or fails (CI) when attach cannot work here.
 func requireEBPF(t testing.TB) {
 	t.Helper()
 	if st := Check(); !st.Available {
-		missing(t, "attach cannot use eBPF here: %s (run the tests as root on Linux 5.8+)", st.Reason)
+		testenv.Missing(t, "attach cannot use eBPF here: %s (run the tests as root on Linux 5.8+)", st.Reason)
 	}
 }
 
@@ -41,11 +32,11 @@ func requireEBPF(t testing.TB) {
 func nodeModules(t testing.TB, version string) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		missing(t, "needs Node.js (node) on PATH: %v", err)
+		testenv.Missing(t, "needs Node.js (node) on PATH: %v", err)
 	}
 	dir := filepath.Join(ortenv.CacheDir(), "node", version, "node_modules")
 	if _, err := os.Stat(filepath.Join(dir, "onnxruntime-node", "package.json")); err != nil {
-		missing(t, "needs onnxruntime-node %s (%v); install it with: scripts/fetch.sh node", version, err)
+		testenv.Missing(t, "needs onnxruntime-node %s (%v); install it with: scripts/fetch.sh node", version, err)
 	}
 	return dir
 }

@@ -17,10 +17,7 @@ func ortLibrary(t testing.TB, version string) string {
 	t.Helper()
 	p := filepath.Join(ortenv.CacheDir(), "onnxruntime", version, "libonnxruntime.so.1")
 	if _, err := os.Stat(p); err != nil {
-		if testenv.CI() {
-			t.Fatalf("needs ONNX Runtime %s (%v); fetch it with: %s", version, err, ortenv.FetchHint)
-		}
-		t.Skipf("needs ONNX Runtime %s (%v); fetch it with: %s", version, err, ortenv.FetchHint)
+		testenv.Missing(t, "needs ONNX Runtime %s (%v); fetch it with: %s", version, err, ortenv.FetchHint)
 	}
 	return p
 }

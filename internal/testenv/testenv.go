@@ -21,8 +21,9 @@ func CI() bool {
 	return v == "true" || v == "1"
 }
 
-// missing skips the test locally and fails it under CI.
-func missing(t testing.TB, format string, args ...any) {
+// Missing skips the test locally and fails it under CI: for a test that
+// needs a part (a library, a model, a tool) this machine lacks.
+func Missing(t testing.TB, format string, args ...any) {
 	t.Helper()
 	if CI() {
 		t.Fatalf(format, args...)
@@ -34,7 +35,7 @@ func missing(t testing.TB, format string, args ...any) {
 func RequireORT(t testing.TB) {
 	t.Helper()
 	if _, err := ortenv.Init(); err != nil {
-		missing(t, "needs the ONNX Runtime library: %v", err)
+		Missing(t, "needs the ONNX Runtime library: %v", err)
 	}
 }
 
@@ -45,7 +46,7 @@ func Model(t testing.TB, file string) string {
 	t.Helper()
 	p := filepath.Join(ortenv.CacheDir(), "models", file)
 	if _, err := os.Stat(p); err != nil {
-		missing(t, "needs model %s (%v); fetch it with: %s", file, err, ortenv.FetchHint)
+		Missing(t, "needs model %s (%v); fetch it with: %s", file, err, ortenv.FetchHint)
 	}
 	return p
 }
@@ -56,7 +57,7 @@ func Tool(t testing.TB, name, install string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		missing(t, "needs %s on PATH (install it with %s): %v", name, install, err)
+		Missing(t, "needs %s on PATH (install it with %s): %v", name, install, err)
 	}
 	return p
 }
@@ -73,7 +74,7 @@ func Chromium(t testing.TB) string {
 			return p
 		}
 	}
-	missing(t, "needs Chromium: install it with scripts/install-chromium.sh (Debian package chromium), or set ORTEL_CHROMIUM")
+	Missing(t, "needs Chromium: install it with scripts/install-chromium.sh (Debian package chromium), or set ORTEL_CHROMIUM")
 	return ""
 }
 
