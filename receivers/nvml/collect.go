@@ -57,18 +57,33 @@ func (r *Receiver) collect(ctx context.Context) ([]*sample, error) {
 	if d, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, time.Until(d))
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	expired := r.cfg.expired
+	if expired == nil {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		expired = timer.C
+	}
 wait:
 	for pending > 0 {
 		select {
 		case res := <-results:
 			out[res.i] = res.s
 			pending--
-		case <-timer.C:
+		case <-expired:
 			break wait
 		case <-ctx.Done():
 			break wait
+		}
+	}
+	// A reading that arrived as the time ran out is used, not thrown away.
+drain:
+	for pending > 0 {
+		select {
+		case res := <-results:
+			out[res.i] = res.s
+			pending--
+		default:
+			break drain
 		}
 	}
 

@@ -27,9 +27,13 @@ type config struct {
 	// Seams for tests: afterRead, when set, is called each time a GPU's
 	// reading goroutine finishes, even after its collection gave up on it,
 	// so tests wait on it instead of sleeping; now is the clock samples
-	// are stamped with (it paces the PCIe throughput integration).
+	// are stamped with (it paces the PCIe throughput integration);
+	// expired, when set, replaces the collection's timer: the collection
+	// gives up on the GPUs still reading when it receives, so a test says
+	// when the timeout passes instead of racing a wall clock.
 	afterRead func(index int)
 	now       func() time.Time
+	expired   <-chan time.Time
 }
 
 func newConfig(opts []Option) config {

@@ -33,6 +33,7 @@ type gpuScript struct {
 	lost    atomic.Bool
 	hang    atomic.Bool
 	release chan struct{} // a hung call returns when this closes
+	hung    chan struct{} // if not nil, receives when a call starts to hang
 }
 
 func (s *gpuScript) set(f func(*gpuScript)) {
@@ -97,6 +98,9 @@ func newH100(s *gpuScript) *mock.Device {
 		},
 		GetTemperatureFunc: func(nvml.TemperatureSensors) (uint32, nvml.Return) {
 			if s.hang.Load() {
+				if s.hung != nil {
+					s.hung <- struct{}{}
+				}
 				<-s.release
 			}
 			return 45, nvml.SUCCESS

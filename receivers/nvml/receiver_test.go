@@ -432,27 +432,35 @@ func TestGPULost(t *testing.T) {
 func TestHungCall(t *testing.T) {
 	m, script := twoGPUs()
 	reads := make(chan int, 64)
-	const timeout = 100 * time.Millisecond
-	h := start(t, m, WithTimeout(timeout), withAfterRead(reads))
+	// The collection's timeout passes when the test sends on expired, never
+	// by the wall clock: a loaded machine cannot make a healthy GPU late.
+	expired := make(chan time.Time, 1)
+	h := start(t, m, withAfterRead(reads), optionFunc(func(cfg *config) { cfg.expired = expired }))
 	h.ready()
 	if _, err := h.collect(); err != nil {
 		t.Fatal(err)
 	}
-	drain := func() {
-		for {
-			select {
-			case <-reads:
-			default:
-				return
-			}
-		}
+	// Each GPU's reading goroutine reports once, after its result is
+	// handed over, and may do so after collect returned: wait for both
+	// reports, so none is mistaken below for a report of a later reading.
+	for range 2 {
+		<-reads
 	}
-	drain()
 
 	// The hung call returns only when script.release is closed, below: a
 	// collection that waited for it instead of giving up after timeout
 	// never returns, and the test fails by its deadline.
+	script.hung = make(chan struct{}, 1)
 	script.hang.Store(true)
+	go func() {
+		<-script.hung // the H100 is inside its hung call
+		for i := range reads {
+			if i == 1 { // and the T4 answered: time is up for the H100
+				expired <- time.Now()
+				return
+			}
+		}
+	}()
 	got, err := h.collect()
 	if err == nil || !strings.Contains(err.Error(), "did not answer") {
 		t.Errorf("collect error %v, want one saying the GPU did not answer", err)
