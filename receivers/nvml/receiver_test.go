@@ -447,21 +447,44 @@ func TestHungCall(t *testing.T) {
 		<-reads
 	}
 
+	// expire ends the collection in flight once the T4 has answered (and,
+	// with hungToo, once the H100 is inside its hung call): its timeout
+	// passes then, never by the wall clock. The returned func waits for
+	// that and takes back an expiry no collection needed.
+	expire := func(hungToo bool) (wait func()) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if hungToo {
+				<-script.hung
+			}
+			for i := range reads {
+				if i == 1 {
+					select {
+					case expired <- time.Now():
+					default:
+					}
+					return
+				}
+			}
+		}()
+		return func() {
+			<-done
+			select {
+			case <-expired:
+			default:
+			}
+		}
+	}
+
 	// The hung call returns only when script.release is closed, below: a
-	// collection that waited for it instead of giving up after timeout
+	// collection that waited for it instead of giving up at its timeout
 	// never returns, and the test fails by its deadline.
 	script.hung = make(chan struct{}, 1)
 	script.hang.Store(true)
-	go func() {
-		<-script.hung // the H100 is inside its hung call
-		for i := range reads {
-			if i == 1 { // and the T4 answered: time is up for the H100
-				expired <- time.Now()
-				return
-			}
-		}
-	}()
+	wait := expire(true)
 	got, err := h.collect()
+	wait()
 	if err == nil || !strings.Contains(err.Error(), "did not answer") {
 		t.Errorf("collect error %v, want one saying the GPU did not answer", err)
 	}
@@ -483,8 +506,12 @@ func TestHungCall(t *testing.T) {
 		t.Errorf("Devices()[0] = %+v, want degraded with a reason", d)
 	}
 
-	// Still hung: skipped at once, no second call piles up, not reported again.
+	// Still hung: skipped at once, no second call piles up, not reported
+	// again. (A collection that asked it again would hang in it until the
+	// T4 answers and the expiry ends it.)
+	wait = expire(false)
 	got, err = h.collect()
+	wait()
 	if err != nil {
 		t.Errorf("second collect: %v, want nil (reported once)", err)
 	}
