@@ -199,9 +199,9 @@ func writeSweep(w io.Writer, p *printer, s *BatchSweep) {
 }
 
 func writeGeneration(w io.Writer, p *printer, g *Generation) {
+	v := newGenView(g)
 	p.f("\n")
-	p.f("Generation (%d generations of %d tokens from a %d-token prompt; %d layers, %d heads × %d, vocabulary %d)\n",
-		g.Generations, g.OutputTokens, g.PromptTokens, g.Layers, g.Heads, g.HeadDim, g.Vocab)
+	p.f("Generation: %s\n", v.Heading)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "  \tmin\tp50\tp90\tp99\tmax\t\n")
 	row := func(name string, s stats.Summary) {
@@ -212,17 +212,10 @@ func writeGeneration(w io.Writer, p *printer, g *Generation) {
 		row("time per output token", g.TPOT)
 	}
 	tw.Flush()
-	p.f("  tokens/s  %.1f (p50, start to last token); decode %.1f (p50)\n", g.TokensPerS.P50, g.DecodeTokensPerS.P50)
-	p.f("  KV cache  %s after the last token", bytesHuman(g.KVCacheBytes))
-	if g.KVCacheBytesPerToken > 0 {
-		p.f(", %s more per token", bytesHuman(g.KVCacheBytesPerToken))
-	}
-	if g.EncoderTokens > 0 {
-		p.f(" (with the cross-attention cache of %d encoder states)", g.EncoderTokens)
-	}
-	p.f("\n")
-	if g.EncoderStates != "" {
-		p.f("  encoder states  %s\n", g.EncoderStates)
+	p.f("  throughput  %s\n", v.TokensPerS)
+	p.f("  KV cache  %s\n", v.KVCache)
+	if v.EncoderStates != "" {
+		p.f("  encoder states  %s\n", v.EncoderStates)
 	}
 	if g.TTFT.Count > 0 && len(g.TTFT.Intervals) > 0 {
 		p.f("  time to first token\n")
@@ -231,6 +224,18 @@ func writeGeneration(w io.Writer, p *printer, g *Generation) {
 	if g.TPOT.Count > 0 && len(g.TPOT.Intervals) > 0 {
 		p.f("  time per output token (one value per generation)\n")
 		writeIntervals(p, g.TPOT)
+	}
+	if len(v.Steps) > 0 {
+		p.f("  KV cache held after each token of the first measured generation\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "  after token\tKV cache\tadded\t\n")
+		for i, s := range v.Steps {
+			if v.StepsOmitted > 0 && i == v.StepsHalf {
+				fmt.Fprintf(tw, "  … %d more\t\t\t\n", v.StepsOmitted)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", s.Token, s.Bytes, orDash(s.Added))
+		}
+		tw.Flush()
 	}
 }
 

@@ -92,7 +92,7 @@ func TestWriteLoadTextSections(t *testing.T) {
 		want    []string
 		notWant []string
 	}{
-		{"everything", func(*Report) {}, []string{"Warm-up", "Load: server", "Peak rate", "Jitter", "Batch sweep", "Generation ("}, nil},
+		{"everything", func(*Report) {}, []string{"Warm-up", "Load: server", "Peak rate", "Jitter", "Batch sweep", "Generation: "}, nil},
 		{"plain single-stream hides the load line", func(r *Report) {
 			r.Load = &Load{Scenario: "single-stream", Concurrency: 1, LatencyFrom: "issue"}
 			r.BatchSweep, r.Generation = nil, nil
