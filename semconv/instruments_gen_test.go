@@ -748,6 +748,39 @@ var instrumentTests = []struct {
 		}, i)
 		return err
 	}},
+	{semconv.OrtelTelemetryMetricExportsSpooledName, func(ctx context.Context, m metric.Meter) error {
+		i, err := semconv.NewOrtelTelemetryMetricExportsSpooled(m)
+		if err != nil {
+			return err
+		}
+		_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+			o.ObserveInt64(i, 1)
+			return nil
+		}, i)
+		return err
+	}},
+	{semconv.OrtelTelemetrySpansDroppedName, func(ctx context.Context, m metric.Meter) error {
+		i, err := semconv.NewOrtelTelemetrySpansDropped(m)
+		if err != nil {
+			return err
+		}
+		_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+			o.ObserveInt64(i, 1)
+			return nil
+		}, i)
+		return err
+	}},
+	{semconv.OrtelTelemetrySpansSpooledName, func(ctx context.Context, m metric.Meter) error {
+		i, err := semconv.NewOrtelTelemetrySpansSpooled(m)
+		if err != nil {
+			return err
+		}
+		_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+			o.ObserveInt64(i, 1)
+			return nil
+		}, i)
+		return err
+	}},
 	{semconv.OrtelWarmupDurationName, func(ctx context.Context, m metric.Meter) error {
 		i, err := semconv.NewOrtelWarmupDuration(m)
 		if err != nil {

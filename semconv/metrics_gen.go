@@ -2322,6 +2322,87 @@ func NewOrtelSystemLoadAverage(m metric.Meter, opts ...metric.Float64ObservableG
 	}, opts...)...)
 }
 
+// Metric ortel.telemetry.metric_exports.spooled: Metric exports that failed
+// and were written to the on-disk spool instead, to be sent with `ortel
+// replay`.
+//
+// Instrument counter (metric.Int64ObservableCounter), unit "{export}", value
+// int, ortel-defined, emitted by internal/telemetry, on by default.
+const (
+	// OrtelTelemetryMetricExportsSpooledName is the instrument name.
+	OrtelTelemetryMetricExportsSpooledName = "ortel.telemetry.metric_exports.spooled"
+	// OrtelTelemetryMetricExportsSpooledUnit is the instrument unit (UCUM).
+	OrtelTelemetryMetricExportsSpooledUnit = "{export}"
+	// OrtelTelemetryMetricExportsSpooledDescription is the instrument description.
+	OrtelTelemetryMetricExportsSpooledDescription = "Metric exports that failed and were written to the on-disk spool instead, to be sent with `ortel replay`."
+)
+
+// NewOrtelTelemetryMetricExportsSpooled creates the
+// ortel.telemetry.metric_exports.spooled instrument (Int64ObservableCounter)
+// on m. The name, unit, description are applied before opts, so opts may
+// override them.
+func NewOrtelTelemetryMetricExportsSpooled(m metric.Meter, opts ...metric.Int64ObservableCounterOption) (metric.Int64ObservableCounter, error) {
+	return m.Int64ObservableCounter(OrtelTelemetryMetricExportsSpooledName, append([]metric.Int64ObservableCounterOption{
+		metric.WithUnit(OrtelTelemetryMetricExportsSpooledUnit),
+		metric.WithDescription(OrtelTelemetryMetricExportsSpooledDescription),
+	}, opts...)...)
+}
+
+// Metric ortel.telemetry.spans.dropped: Spans ortel could neither export nor
+// spool.
+//
+// Instrument counter (metric.Int64ObservableCounter), unit "{span}", value
+// int, ortel-defined, emitted by internal/telemetry, on by default.
+//
+// `error.type` is `queue_full` for spans that ended while the export queue was
+// full and `export_failed` for spans whose export failed after the exporter's
+// retries with no spool to take them.
+//
+// Attributes:
+//   - error.type (required)
+const (
+	// OrtelTelemetrySpansDroppedName is the instrument name.
+	OrtelTelemetrySpansDroppedName = "ortel.telemetry.spans.dropped"
+	// OrtelTelemetrySpansDroppedUnit is the instrument unit (UCUM).
+	OrtelTelemetrySpansDroppedUnit = "{span}"
+	// OrtelTelemetrySpansDroppedDescription is the instrument description.
+	OrtelTelemetrySpansDroppedDescription = "Spans ortel could neither export nor spool."
+)
+
+// NewOrtelTelemetrySpansDropped creates the ortel.telemetry.spans.dropped
+// instrument (Int64ObservableCounter) on m. The name, unit, description are
+// applied before opts, so opts may override them.
+func NewOrtelTelemetrySpansDropped(m metric.Meter, opts ...metric.Int64ObservableCounterOption) (metric.Int64ObservableCounter, error) {
+	return m.Int64ObservableCounter(OrtelTelemetrySpansDroppedName, append([]metric.Int64ObservableCounterOption{
+		metric.WithUnit(OrtelTelemetrySpansDroppedUnit),
+		metric.WithDescription(OrtelTelemetrySpansDroppedDescription),
+	}, opts...)...)
+}
+
+// Metric ortel.telemetry.spans.spooled: Spans whose export failed and that
+// were written to the on-disk spool instead, to be sent with `ortel replay`.
+//
+// Instrument counter (metric.Int64ObservableCounter), unit "{span}", value
+// int, ortel-defined, emitted by internal/telemetry, on by default.
+const (
+	// OrtelTelemetrySpansSpooledName is the instrument name.
+	OrtelTelemetrySpansSpooledName = "ortel.telemetry.spans.spooled"
+	// OrtelTelemetrySpansSpooledUnit is the instrument unit (UCUM).
+	OrtelTelemetrySpansSpooledUnit = "{span}"
+	// OrtelTelemetrySpansSpooledDescription is the instrument description.
+	OrtelTelemetrySpansSpooledDescription = "Spans whose export failed and that were written to the on-disk spool instead, to be sent with `ortel replay`."
+)
+
+// NewOrtelTelemetrySpansSpooled creates the ortel.telemetry.spans.spooled
+// instrument (Int64ObservableCounter) on m. The name, unit, description are
+// applied before opts, so opts may override them.
+func NewOrtelTelemetrySpansSpooled(m metric.Meter, opts ...metric.Int64ObservableCounterOption) (metric.Int64ObservableCounter, error) {
+	return m.Int64ObservableCounter(OrtelTelemetrySpansSpooledName, append([]metric.Int64ObservableCounterOption{
+		metric.WithUnit(OrtelTelemetrySpansSpooledUnit),
+		metric.WithDescription(OrtelTelemetrySpansSpooledDescription),
+	}, opts...)...)
+}
+
 // Metric ortel.warmup.duration: Time a session took from its first run to
 // steady-state latency.
 //
@@ -3033,6 +3114,9 @@ var Metrics = []Metric{
 	{Name: OrtelSystemContextSwitchesName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OrtelSystemContextSwitchesUnit, ValueType: "int", Brief: OrtelSystemContextSwitchesDescription, Source: "receivers/cpu", DefaultEnabled: true, Upstream: false, Observable: true},
 	{Name: OrtelSystemInterruptsName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OrtelSystemInterruptsUnit, ValueType: "int", Brief: OrtelSystemInterruptsDescription, Source: "receivers/cpu", DefaultEnabled: false, Upstream: false, Observable: true},
 	{Name: OrtelSystemLoadAverageName, Instrument: "gauge", Kind: "Float64ObservableGauge", Unit: OrtelSystemLoadAverageUnit, ValueType: "double", Brief: OrtelSystemLoadAverageDescription, Source: "receivers/cpu", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"ortel.load_average.window"}, Required: []string{"ortel.load_average.window"}},
+	{Name: OrtelTelemetryMetricExportsSpooledName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OrtelTelemetryMetricExportsSpooledUnit, ValueType: "int", Brief: OrtelTelemetryMetricExportsSpooledDescription, Source: "internal/telemetry", DefaultEnabled: true, Upstream: false, Observable: true},
+	{Name: OrtelTelemetrySpansDroppedName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OrtelTelemetrySpansDroppedUnit, ValueType: "int", Brief: OrtelTelemetrySpansDroppedDescription, Source: "internal/telemetry", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"error.type"}, Required: []string{"error.type"}},
+	{Name: OrtelTelemetrySpansSpooledName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OrtelTelemetrySpansSpooledUnit, ValueType: "int", Brief: OrtelTelemetrySpansSpooledDescription, Source: "internal/telemetry", DefaultEnabled: true, Upstream: false, Observable: true},
 	{Name: OrtelWarmupDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OrtelWarmupDurationUnit, ValueType: "double", Brief: OrtelWarmupDurationDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30, 60}},
 	{Name: OrtelWarmupFirstRunDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OrtelWarmupFirstRunDurationUnit, ValueType: "double", Brief: OrtelWarmupFirstRunDurationDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30, 60}},
 	{Name: OrtelWarmupRunsName, Instrument: "gauge", Kind: "Int64Gauge", Unit: OrtelWarmupRunsUnit, ValueType: "int", Brief: OrtelWarmupRunsDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}},

@@ -154,7 +154,7 @@ func benchSyntheticDecoder(t *testing.T, profileRuns int) (out, stdout string) {
 // runs.
 func TestBenchGenerate(t *testing.T) {
 	out, stdout := benchSyntheticDecoder(t, 2)
-	for _, want := range []string{"Generation (5 generations of 6 tokens from a 8-token prompt", "time to first token", "time per output token", "KV cache"} {
+	for _, want := range []string{"Generation: 5 generations of 6 tokens from a 8-token prompt", "time to first token", "time per output token", "KV cache"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}

@@ -119,6 +119,10 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		)))
 	}
 	t.MeterProvider = sdkmetric.NewMeterProvider(mpOpts...)
+	if err := t.registerSelfMetrics(spanExp != nil); err != nil {
+		abort()
+		return nil, err
+	}
 	return t, nil
 }
 

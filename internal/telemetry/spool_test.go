@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/semconv"
 )
 
 func deadAddr(t *testing.T) string {
@@ -91,6 +92,12 @@ func TestSpoolThenReplayExactlyOnce(t *testing.T) {
 	}
 	if _, m := rcv.HTTPAccepted(); m == 0 {
 		t.Error("metrics did not arrive over HTTP")
+	}
+	// The outage is visible downstream once the spool is replayed.
+	for _, name := range []string{semconv.OrtelTelemetrySpansSpooledName, semconv.OrtelTelemetryMetricExportsSpooledName} {
+		if len(rcv.Metric(name)) == 0 {
+			t.Errorf("the replayed metrics lack %s", name)
+		}
 	}
 	// Again: nothing is sent twice.
 	traces, metrics := len(rcv.TraceRequests()), len(rcv.ResourceMetrics())
