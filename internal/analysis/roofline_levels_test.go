@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -341,4 +342,37 @@ func derefInt(p *int) any {
 		return nil
 	}
 	return *p
+}
+
+// TestMemoryBoundFindingQuotesItsLevelsRidge: with per-level roofs, the
+// memory-bound finding quotes the ridge point of the level its op types
+// were judged against (L2 here: 1 TFLOP/s over 80 GB/s), not the DRAM
+// ridge of the machine, and gives each level's ridge as evidence.
+func TestMemoryBoundFindingQuotesItsLevelsRidge(t *testing.T) {
+	nodes := repeat(5, convNode(1e-3), node("Add", cpuEP, 1e-3), node("Clip", cpuEP, 1e-3), node("Mul", cpuEP, 1e-3), node("Div", cpuEP, 1e-3))
+	peaks := levelPeaks()
+	f := &Facts{RequestedProviders: []string{cpuEP}, Batch: 1, Timeline: nodes, Peaks: peaks}
+	f.Roofline = RooflineThreads(&report.Operators{Timeline: nodes}, peaks, 0)
+	fd := ruleMemoryBound(f)
+	if fd == nil {
+		t.Fatal("no memory-bound finding")
+	}
+	if !strings.Contains(fd.Detail, "L2 12 FLOP/byte") || strings.Contains(fd.Detail, fmt.Sprintf("%.2g", peaks.Ridge)) {
+		t.Errorf("detail %q, want the L2 ridge (12 FLOP/byte), not the DRAM ridge %.2g", fd.Detail, peaks.Ridge)
+	}
+	var got []string
+	for _, e := range fd.Evidence {
+		if strings.HasPrefix(e.Name, "ridge.") {
+			got = append(got, fmt.Sprintf("%s=%g", e.Name, e.Value))
+		}
+	}
+	if want := []string{"ridge.L2=12.5"}; !slices.Equal(got, want) {
+		t.Errorf("level ridges in evidence %v, want %v", got, want)
+	}
+
+	// With one bandwidth roof the finding keeps the machine's ridge.
+	f = timeline(nodes...)
+	if fd := ruleMemoryBound(f); fd == nil || !strings.Contains(fd.Detail, "(the ridge point of this machine)") {
+		t.Errorf("single-roof finding: %+v", fd)
+	}
 }

@@ -297,7 +297,18 @@ func ruleMemoryBound(f *Facts) *report.Finding {
 		fd.Evidence = append(fd.Evidence, e)
 	}
 	fd.Title = fmt.Sprintf("Memory-bound op types take %s of operator time (%s)", pct(share), strings.Join(names, ", "))
-	fd.Detail = fmt.Sprintf("These op types do less than %.2g FLOP per byte moved (the ridge point of this machine), so memory bandwidth, not arithmetic, bounds them.", f.Peaks.Ridge)
+	if ridges := levelRidges(f, hot); len(ridges) > 0 {
+		// Each node was judged against the roof of the smallest memory
+		// level its bytes fit in: quote those levels' ridge points.
+		var parts []string
+		for _, r := range ridges {
+			parts = append(parts, fmt.Sprintf("%s %.2g", r.level, r.ridge))
+			fd.Evidence = append(fd.Evidence, ev("ridge."+r.level, r.ridge, "{flop}/By"))
+		}
+		fd.Detail = fmt.Sprintf("These op types do fewer FLOP per byte moved than the ridge point of the memory level their data fits in (peak FLOP/s over that level's bandwidth: %s FLOP/byte), so memory bandwidth, not arithmetic, bounds them.", strings.Join(parts, ", "))
+	} else {
+		fd.Detail = fmt.Sprintf("These op types do less than %.2g FLOP per byte moved (the ridge point of this machine), so memory bandwidth, not arithmetic, bounds them.", f.Peaks.Ridge)
+	}
 	if share >= MemoryBoundHighShare {
 		fd.Severity = SeverityHigh
 	}
@@ -312,6 +323,39 @@ func ruleMemoryBound(f *Facts) *report.Finding {
 	rec = append(rec, "quantize to int8 or use float16 to move fewer bytes", "keep tensors in one layout so no conversion sits between them")
 	fd.Recommendation = capitalize(strings.Join(rec, "; ")) + "."
 	return fd
+}
+
+// levelRidge is one memory level's ridge point: peak FLOP/s over the
+// level's bandwidth roof.
+type levelRidge struct {
+	level string
+	ridge float64
+}
+
+// levelRidges returns the ridge points of the memory levels the hot op
+// types' nodes were compared with, nearest level first; nil when the
+// peaks have one bandwidth roof only.
+func levelRidges(f *Facts, hot []report.RooflineOpType) []levelRidge {
+	roofs := newRoofSet(f.Peaks, f.IntraOpThreads)
+	if !roofs.levels || roofs.flops() <= 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, t := range hot {
+		for _, l := range strings.Split(t.Roof, ", ") {
+			if l != "" && l != LevelMemory {
+				seen[l] = true
+			}
+		}
+	}
+	var out []levelRidge
+	for l := range seen {
+		if r, ok := roofs.measured(l, roofs.want); ok && r.BytesPerS > 0 {
+			out = append(out, levelRidge{l, roofs.flops() / r.BytesPerS})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return levelRank(out[i].level) < levelRank(out[j].level) })
+	return out
 }
 
 // elementwiseChains finds runs of at least ChainMinLen consecutive
