@@ -1234,6 +1234,38 @@ var (
 	OrtelRooflineBoundUnknown = OrtelRooflineBoundKey.String("unknown")
 )
 
+// OrtelRooflineLevelKey is the attribute key "ortel.roofline.level": The
+// memory level a bandwidth roof belongs to.
+//
+// Type string, stability development, ortel-defined, used on metrics and
+// spans.
+//
+// "L1", "L2", "L3" (data or unified caches, from sysfs) or "DRAM" (a working
+// set larger than the last cache); "memory" when the machine has one bandwidth
+// roof only (given with --peak-bw, or no cache levels could be read).
+//
+// Examples: "L2", "DRAM", "memory".
+const OrtelRooflineLevelKey = attribute.Key("ortel.roofline.level")
+
+// OrtelRooflineLevel returns the attribute ortel.roofline.level=v.
+func OrtelRooflineLevel(v string) attribute.KeyValue {
+	return OrtelRooflineLevelKey.String(v)
+}
+
+// OrtelRooflineThreadsKey is the attribute key "ortel.roofline.threads":
+// Intra-op thread count a bandwidth roof was measured with; 0 is ONNX
+// Runtime's default (one per physical core).
+//
+// Type int, stability development, ortel-defined, used on metrics and spans.
+//
+// Examples: 0, 1.
+const OrtelRooflineThreadsKey = attribute.Key("ortel.roofline.threads")
+
+// OrtelRooflineThreads returns the attribute ortel.roofline.threads=v.
+func OrtelRooflineThreads(v int) attribute.KeyValue {
+	return OrtelRooflineThreadsKey.Int(v)
+}
+
 // OrtelSLAPercentileKey is the attribute key "ortel.sla.percentile":
 // Percentile of the latency distribution that must stay within the threshold,
 // from 0 to 100.
@@ -1488,6 +1520,8 @@ var Attributes = []Attribute{
 	{Key: "ortel.power.aggregation", Type: "enum", Brief: "How a power value summarizes the readings of a phase.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"avg", "max", "idle"}, Metrics: []string{"ortel.inference.power"}},
 	{Key: "ortel.profiling.interval", Type: "double", Brief: "Runs per profiled run so far in the session, when profiling's CPU is capped (instrument.Profiling.MaxCPUShare): the sampling interval the cap let through, at least the configured one.", Stability: "development", Upstream: false, SpansOnly: false},
 	{Key: "ortel.roofline.bound", Type: "enum", Brief: "Which roof of the roofline bounds an operator type.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"compute", "memory", "unknown"}, Metrics: []string{"ortel.operator.compute.rate", "ortel.operator.intensity", "ortel.operator.memory.rate", "ortel.operator.roof.utilization"}},
+	{Key: "ortel.roofline.level", Type: "string", Brief: "The memory level a bandwidth roof belongs to.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.roofline.peak.bandwidth"}},
+	{Key: "ortel.roofline.threads", Type: "int", Brief: "Intra-op thread count a bandwidth roof was measured with; 0 is ONNX Runtime's default (one per physical core).", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.roofline.peak.bandwidth"}},
 	{Key: "ortel.sla.percentile", Type: "double", Brief: "Percentile of the latency distribution that must stay within the threshold, from 0 to 100.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.sla.capacity", "ortel.sla.compliance", "ortel.sla.violations"}},
 	{Key: "ortel.sla.threshold", Type: "double", Brief: "Latency threshold of the SLA, in seconds.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.sla.capacity", "ortel.sla.compliance", "ortel.sla.violations"}},
 	{Key: "ortel.stage.name", Type: "string", Brief: "Name of a pipeline stage, such as pre-processing, inference or post-processing.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.stage.duration", "ortel.stage.queue.duration"}},

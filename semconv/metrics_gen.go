@@ -2050,6 +2050,15 @@ func NewOrtelPerfPageFaults(m metric.Meter, opts ...metric.Int64ObservableCounte
 //
 // Instrument gauge (metric.Float64Gauge), unit "By/s", value double,
 // ortel-defined, emitted by internal/analysis, on by default.
+//
+// One point per memory level and thread count the microbenchmark measured (the
+// roofs operators are compared with), or one point with level "memory" when
+// the machine has a single bandwidth roof.
+//
+// Attributes:
+//   - ortel.roofline.level (required)
+//   - ortel.roofline.threads (conditionally required: if the roof was measured
+//     on a known thread count)
 const (
 	// OrtelRooflinePeakBandwidthName is the instrument name.
 	OrtelRooflinePeakBandwidthName = "ortel.roofline.peak.bandwidth"
@@ -3104,7 +3113,7 @@ var Metrics = []Metric{
 	{Name: OrtelPerfInstructionsName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OrtelPerfInstructionsUnit, ValueType: "int", Brief: OrtelPerfInstructionsDescription, Source: "receivers/perf", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"process.pid"}, Required: []string{"process.pid"}},
 	{Name: OrtelPerfIPCName, Instrument: "gauge", Kind: "Float64ObservableGauge", Unit: OrtelPerfIPCUnit, ValueType: "double", Brief: OrtelPerfIPCDescription, Source: "receivers/perf", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"process.pid"}, Required: []string{"process.pid"}},
 	{Name: OrtelPerfPageFaultsName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OrtelPerfPageFaultsUnit, ValueType: "int", Brief: OrtelPerfPageFaultsDescription, Source: "receivers/perf", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"process.pid"}, Required: []string{"process.pid"}},
-	{Name: OrtelRooflinePeakBandwidthName, Instrument: "gauge", Kind: "Float64Gauge", Unit: OrtelRooflinePeakBandwidthUnit, ValueType: "double", Brief: OrtelRooflinePeakBandwidthDescription, Source: "internal/analysis", DefaultEnabled: true, Upstream: false, Observable: false},
+	{Name: OrtelRooflinePeakBandwidthName, Instrument: "gauge", Kind: "Float64Gauge", Unit: OrtelRooflinePeakBandwidthUnit, ValueType: "double", Brief: OrtelRooflinePeakBandwidthDescription, Source: "internal/analysis", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"ortel.roofline.level", "ortel.roofline.threads"}, Required: []string{"ortel.roofline.level"}},
 	{Name: OrtelRooflinePeakComputeName, Instrument: "gauge", Kind: "Float64Gauge", Unit: OrtelRooflinePeakComputeUnit, ValueType: "double", Brief: OrtelRooflinePeakComputeDescription, Source: "internal/analysis", DefaultEnabled: true, Upstream: false, Observable: false},
 	{Name: OrtelSLACapacityName, Instrument: "gauge", Kind: "Float64Gauge", Unit: OrtelSLACapacityUnit, ValueType: "double", Brief: OrtelSLACapacityDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.sla.threshold", "ortel.sla.percentile"}, Required: []string{"onnxruntime.model.name", "ortel.sla.threshold", "ortel.sla.percentile"}},
 	{Name: OrtelSLAComplianceName, Instrument: "gauge", Kind: "Float64Gauge", Unit: OrtelSLAComplianceUnit, ValueType: "double", Brief: OrtelSLAComplianceDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "ortel.load.scenario", "ortel.sla.threshold", "ortel.sla.percentile"}, Required: []string{"onnxruntime.model.name", "ortel.load.scenario", "ortel.sla.threshold", "ortel.sla.percentile"}},

@@ -128,7 +128,12 @@ func exportMetrics(ctx context.Context, cfg *config, model string, a *report.Ana
 	m := semconv.OnnxruntimeModelName(model)
 	if p := a.Peaks; p != nil {
 		g.peakCompute.Record(ctx, p.FLOPsPerS)
-		g.peakBandwidth.Record(ctx, p.BytesPerS)
+		if len(p.Levels) == 0 {
+			g.peakBandwidth.Record(ctx, p.BytesPerS, metric.WithAttributes(semconv.OrtelRooflineLevel(LevelMemory)))
+		}
+		for _, l := range p.Levels {
+			g.peakBandwidth.Record(ctx, l.BytesPerS, metric.WithAttributes(semconv.OrtelRooflineLevel(l.Level), semconv.OrtelRooflineThreads(l.Threads)))
+		}
 	}
 	if r := a.Roofline; r != nil {
 		for _, t := range r.ByOpType {

@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -184,5 +186,51 @@ func TestExportMetrics(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExportBandwidthRoofsPerLevel: the bandwidth peak gauge has one point
+// per memory level and thread count the microbenchmark measured, the
+// roofs operators are compared with; a machine with one roof gives one
+// point, level "memory".
+func TestExportBandwidthRoofsPerLevel(t *testing.T) {
+	points := func(p *report.Peaks) map[string]float64 {
+		t.Helper()
+		reader := sdkmetric.NewManualReader()
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+		rep := analyzedReport(false)
+		rep.Analysis.Peaks = p
+		if err := Export(context.Background(), rep, WithMeterProvider(mp), WithTracerProvider(sdktrace.NewTracerProvider())); err != nil {
+			t.Fatal(err)
+		}
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if m.Name != semconv.OrtelRooflinePeakBandwidthName {
+					continue
+				}
+				for _, dp := range m.Data.(metricdata.Gauge[float64]).DataPoints {
+					level, _ := dp.Attributes.Value(semconv.OrtelRooflineLevelKey)
+					key := level.AsString()
+					if th, ok := dp.Attributes.Value(semconv.OrtelRooflineThreadsKey); ok {
+						key += fmt.Sprintf("/%d", th.AsInt64())
+					}
+					out[key] = dp.Value
+				}
+			}
+		}
+		return out
+	}
+	got := points(levelPeaks())
+	want := map[string]float64{"L1/1": 100e9, "L1/0": 120e9, "L2/1": 60e9, "L2/0": 80e9, "L3/1": 40e9, "L3/0": 60e9, "DRAM/1": 20e9, "DRAM/0": 30e9}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("per-level roofs exported %v, want %v", got, want)
+	}
+	if got := points(fixedPeaks); !reflect.DeepEqual(got, map[string]float64{"memory": fixedPeaks.BytesPerS}) {
+		t.Errorf("single roof exported %v, want one point, level memory", got)
 	}
 }
