@@ -126,3 +126,88 @@ func plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// rulePartialOffload fires when several accelerator providers were
+// requested and nodes ran on one other than the first: the preferred
+// provider (TensorRT, typically) did not take them, and ONNX Runtime gave
+// them to the next (CUDA). Memcpy nodes and nodes without a recorded
+// provider are not counted.
+func rulePartialOffload(f *Facts) *report.Finding {
+	var accel []string
+	for _, r := range f.RequestedProviders {
+		if r != "" && r != CPUProvider {
+			accel = append(accel, r)
+		}
+	}
+	if len(accel) < 2 {
+		return nil
+	}
+	first := accel[0]
+	var total, lowerT float64
+	nodes, lower := 0, 0
+	byProvider := map[string]int{}
+	byOp := map[string]int{}
+	opTime := map[string]float64{}
+	for _, n := range f.Timeline {
+		self := n.SelfS()
+		total += self
+		nodes++
+		if IsMemcpy(n.OpType) || !slices.Contains(accel[1:], n.Provider) {
+			continue
+		}
+		lower++
+		lowerT += self
+		byProvider[n.Provider]++
+		byOp[n.OpType]++
+		opTime[n.OpType] += self
+	}
+	if lower == 0 || total <= 0 {
+		return nil
+	}
+	share := lowerT / total
+	ops := make([]string, 0, len(byOp))
+	for op := range byOp {
+		ops = append(ops, op)
+	}
+	slices.SortFunc(ops, func(a, b string) int {
+		if opTime[a] != opTime[b] {
+			if opTime[a] > opTime[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	listed := make([]string, 0, len(ops))
+	for i, op := range ops {
+		if i == 8 {
+			listed = append(listed, fmt.Sprintf("… %d more", len(ops)-8))
+			break
+		}
+		listed = append(listed, fmt.Sprintf("%s ×%d (%s)", op, byOp[op], fmtDur(opTime[op])))
+	}
+	providers := make([]string, 0, len(byProvider))
+	for _, a := range accel[1:] {
+		if byProvider[a] > 0 {
+			providers = append(providers, a)
+		}
+	}
+	fd := &report.Finding{
+		Severity: SeverityLow, Impact: share,
+		Title: fmt.Sprintf("%d of %d nodes ran on %s instead of %s (%s of operator time)", lower, nodes,
+			strings.Join(providers, " and "), first, pct(share)),
+		Detail: fmt.Sprintf("The session asked for %s first, but it did not take these nodes, and ONNX Runtime gave them to the next provider requested: %s. Each boundary between the two splits the work into smaller pieces (for TensorRT, more and smaller engines).",
+			first, strings.Join(listed, ", ")),
+		Evidence: []report.Evidence{ev("offloaded_nodes", float64(lower), "{node}"), ev("nodes", float64(nodes), "{node}"),
+			ev("offloaded_time_share", share, "1"), ev("offloaded_time", lowerT, "s"), evText("providers", countList(byProvider, 0)),
+			evText("op_types", countList(byOp, 0)), evText("requested", strings.Join(f.RequestedProviders, ","))},
+		Recommendation: fmt.Sprintf("Read %s's verbose log for why it rejected these nodes (an unsupported op type, data type or dynamic shape; for TensorRT also subgraphs below trt_min_subgraph_size), then replace them by supported equivalents, give static or bounded shapes, or upgrade the provider. If the next provider runs them as fast, this costs only the boundaries.", first),
+	}
+	switch {
+	case share >= FallbackHighShare:
+		fd.Severity = SeverityHigh
+	case share >= FallbackMediumShare:
+		fd.Severity = SeverityMedium
+	}
+	return fd
+}

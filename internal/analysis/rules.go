@@ -100,6 +100,7 @@ func Rules() []Rule {
 	return []Rule{
 		{"dominant-op-type", fmt.Sprintf("one op type takes ≥ %.0f%% of operator time (high at ≥ %.0f%%)", 100*DominantShare, 100*DominantHighShare), ruleDominant},
 		{"cpu-fallback", fmt.Sprintf("a non-CPU execution provider was requested and nodes ran on the CPU (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*FallbackMediumShare, 100*FallbackHighShare), ruleFallback},
+		{"partial-offload", fmt.Sprintf("several accelerator providers were requested and nodes ran on one other than the first (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*FallbackMediumShare, 100*FallbackHighShare), rulePartialOffload},
 		{"memcpy-transitions", fmt.Sprintf("Memcpy nodes copy tensors between providers (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*MemcpyMediumShare, 100*MemcpyHighShare), ruleMemcpy},
 		{"thread-imbalance", fmt.Sprintf("nodes whose busiest intra-op thread ran ≥ %.1f× the mean take ≥ %.0f%% of operator time", ImbalanceRatio, 100*ImbalanceShare), ruleImbalance},
 		{"memory-bound-hot-ops", fmt.Sprintf("memory-bound op types (each ≥ %.0f%%) take ≥ %.0f%% of operator time together (high at ≥ %.0f%%); chains of ≥ %d consecutive element-wise nodes are listed", 100*MemoryBoundMinShare, 100*MemoryBoundShare, 100*MemoryBoundHighShare, ChainMinLen), ruleMemoryBound},

@@ -40,6 +40,11 @@ func latency(p50, p99, mean, std float64, n int) stats.Summary {
 	return stats.Summary{Count: n, P50: p50, P99: p99, Mean: mean, Std: std, Max: p99 * 1.1}
 }
 
+const (
+	trtEP  = "TensorrtExecutionProvider"
+	cudaEP = "CUDAExecutionProvider"
+)
+
 func TestRules(t *testing.T) {
 	quiet := func() *Facts {
 		f := timeline(repeat(10, convNode(1e-3), node("Relu", cpuEP, 1e-5))...)
@@ -77,6 +82,22 @@ func TestRules(t *testing.T) {
 				return f
 			},
 			SeverityHigh, []string{"1 of 3 nodes fell back", "NonZero", "CUDAExecutionProvider"}},
+		{"partial-offload",
+			func() *Facts {
+				// TensorRT took the convolutions; two Resize nodes went to
+				// CUDA; the copy feeding them is not counted.
+				f := timeline(node("TRTKernel_graph_0", trtEP, 6e-3), node("Resize", cudaEP, 1e-3), node("MemcpyToHost", cudaEP, 1e-3),
+					node("Resize", cudaEP, 1e-3), node("TRTKernel_graph_1", trtEP, 5e-4))
+				f.RequestedProviders = []string{trtEP, cudaEP, cpuEP}
+				return f
+			},
+			func() *Facts {
+				// CUDA alone requested: its nodes are where they were asked to be.
+				f := timeline(node("Conv", cudaEP, 6e-3), node("Resize", cudaEP, 1e-3))
+				f.RequestedProviders = []string{cudaEP, cpuEP}
+				return f
+			},
+			SeverityHigh, []string{"2 of 5 nodes ran on CUDAExecutionProvider instead of TensorrtExecutionProvider (21.1% of operator time)", "Resize ×2", "trt_min_subgraph_size", "op_types=2 Resize"}},
 		{"memcpy-transitions",
 			func() *Facts {
 				return timeline(node("MemcpyFromHost", cpuEP, 1e-3), node("Conv", "CUDAExecutionProvider", 5e-3), node("MemcpyToHost", cpuEP, 1e-3))
