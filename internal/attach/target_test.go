@@ -29,7 +29,7 @@ func TestParseMaps(t *testing.T) {
 		t.Fatalf("got %d mappings, want 3 file-backed: %+v", len(got), got)
 	}
 	m := got[1]
-	if m.Path != "/cache/node/lib with space/libonnxruntime.so.1" || m.Perms != "r-xp" || m.Offset != 0x200000 || m.Start != 0x7f1c2a000000 || m.End != 0x7f1c2b000000 {
+	if m.Path != "/cache/node/lib with space/libonnxruntime.so.1" || m.Perms != "r-xp" || m.Offset != 0x200000 || m.Start != 0x7f1c2a000000 || m.End != 0x7f1c2b000000 || m.Dev != "00:2f" || m.Inode != 9 {
 		t.Errorf("mapping %+v", m)
 	}
 	for _, bad := range []string{
@@ -37,6 +37,7 @@ func TestParseMaps(t *testing.T) {
 		"10-5 r-xp 0 0 0 /x\n",
 		"10-20 r-xp\n",
 		"10-20 rx 0 0 0 /x\n",
+		"10-20 r-xp 0 fd:01 inode /x\n",
 	} {
 		if _, err := ParseMaps(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("ParseMaps(%q) = %v, want an error naming line 1", bad, err)
