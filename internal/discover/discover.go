@@ -129,7 +129,7 @@ func (s *Scanner) process(procDir string, pid int, seen map[fileKey]bool) (Proce
 	}
 	start, ok := startTime(filepath.Join(dir, "stat"))
 	if !ok {
-		return Process{}, false, nil // exited meanwhile
+		return Process{}, false, nil // exited meanwhile, or a zombie
 	}
 	return Process{PID: pid, Start: start, Exe: attach.ExeName(dir), Library: lib, Python: python}, true, nil
 }
@@ -169,7 +169,9 @@ func (s *Scanner) library(dir string, maps []attach.Mapping, seen map[fileKey]bo
 
 // startTime reads field 22 of a /proc/PID/stat file, the process's start
 // time in clock ticks since boot. The fields are counted after the last
-// ')', since the name before it may hold spaces and parentheses.
+// ')', since the name before it may hold spaces and parentheses. A process
+// that has exited and waits to be reaped (state Z or X, field 3) has none:
+// its memory is gone, its maps are empty.
 func startTime(path string) (uint64, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -189,6 +191,9 @@ func parseStartTime(b []byte) (uint64, bool) {
 	if len(fields) <= startField {
 		return 0, false
 	}
+	if state := string(fields[0]); state == "Z" || state == "X" {
+		return 0, false
+	}
 	v, err := strconv.ParseUint(string(fields[startField]), 10, 64)
 	return v, err == nil
 }
@@ -196,14 +201,17 @@ func parseStartTime(b []byte) (uint64, bool) {
 // Change is what a Tracker's scan found different from the previous one.
 type Change struct {
 	Started []Process // processes that map ONNX Runtime and were not known
-	// Exited are known processes that exited, or no longer map ONNX
-	// Runtime (or can no longer be read).
-	Exited     []Process
+	Exited  []Process // known processes that exited
+	// Unloaded are known processes still running that no longer map
+	// ONNX Runtime, or whose maps can no longer be read.
+	Unloaded   []Process
 	Unreadable int // processes whose maps could not be read, this scan
 }
 
-// Empty reports whether nothing started or exited.
-func (c Change) Empty() bool { return len(c.Started) == 0 && len(c.Exited) == 0 }
+// Empty reports whether nothing started, exited or unloaded.
+func (c Change) Empty() bool {
+	return len(c.Started) == 0 && len(c.Exited) == 0 && len(c.Unloaded) == 0
+}
 
 // Tracker follows the processes that map ONNX Runtime from scan to scan.
 // It is not safe for concurrent use.
@@ -220,7 +228,7 @@ func NewTracker(root string) *Tracker {
 
 // Step scans once and returns what changed since the previous Step: the
 // first returns every process found as started. A process whose id was
-// reused (another start time) is in both lists. On error nothing is
+// reused (another start time) is both exited and started. On error nothing is
 // changed.
 func (t *Tracker) Step() (Change, error) {
 	sc, err := t.s.Scan()
@@ -236,11 +244,21 @@ func (t *Tracker) Step() (Change, error) {
 		}
 	}
 	for pid, old := range t.known {
-		if p, ok := now[pid]; !ok || p.Start != old.Start {
-			c.Exited = append(c.Exited, old)
+		if p, ok := now[pid]; ok && p.Start == old.Start {
+			continue
 		}
+		if _, ok := now[pid]; !ok {
+			stat := filepath.Join(t.s.root, "proc", strconv.Itoa(pid), "stat")
+			if start, ok := startTime(stat); ok && start == old.Start {
+				c.Unloaded = append(c.Unloaded, old)
+				continue
+			}
+		}
+		c.Exited = append(c.Exited, old)
 	}
-	slices.SortFunc(c.Exited, func(a, b Process) int { return a.PID - b.PID })
+	byPID := func(a, b Process) int { return a.PID - b.PID }
+	slices.SortFunc(c.Exited, byPID)
+	slices.SortFunc(c.Unloaded, byPID)
 	t.known = now
 	return c, nil
 }

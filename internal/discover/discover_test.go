@@ -187,26 +187,30 @@ func TestScanChecksEachFileOnce(t *testing.T) {
 
 // TestTracker follows processes from scan to scan: the first step finds
 // those running; then a process that starts is reported once, one that
-// exits once, and a reused pid (a new start time) as an exit and a start.
+// exits once, a reused pid (a new start time) as an exit and a start, and
+// one that no longer maps ONNX Runtime but runs on as unloaded.
 func TestTracker(t *testing.T) {
 	h := newHost(t)
 	h.start(100, "node", 5000, ortPath)
 	h.start(200, "nginx", 6000, libcPath)
 	tr := NewTracker(h.root)
 	denied(tr.s, 900)
+	var wantUnloaded []int
 	step := func(wantStarted, wantExited []int, wantUnreadable int) {
 		t.Helper()
 		c, err := tr.Step()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(pids(c.Started), wantStarted) || !slices.Equal(pids(c.Exited), wantExited) || c.Unreadable != wantUnreadable {
-			t.Fatalf("step: started %v, exited %v, unreadable %d; want %v, %v, %d",
-				pids(c.Started), pids(c.Exited), c.Unreadable, wantStarted, wantExited, wantUnreadable)
+		if !slices.Equal(pids(c.Started), wantStarted) || !slices.Equal(pids(c.Exited), wantExited) ||
+			!slices.Equal(pids(c.Unloaded), wantUnloaded) || c.Unreadable != wantUnreadable {
+			t.Fatalf("step: started %v, exited %v, unloaded %v, unreadable %d; want %v, %v, %v, %d",
+				pids(c.Started), pids(c.Exited), pids(c.Unloaded), c.Unreadable, wantStarted, wantExited, wantUnloaded, wantUnreadable)
 		}
-		if c.Empty() != (len(wantStarted)+len(wantExited) == 0) {
+		if c.Empty() != (len(wantStarted)+len(wantExited)+len(wantUnloaded) == 0) {
 			t.Fatalf("Empty() = %v for %+v", c.Empty(), c)
 		}
+		wantUnloaded = nil
 	}
 	step([]int{100}, nil, 0)
 	step(nil, nil, 0)
@@ -220,6 +224,20 @@ func TestTracker(t *testing.T) {
 	h.exit(300)
 	h.start(300, "node", 9000, ortPath) // the kernel reused 300
 	step([]int{300}, []int{300}, 1)
+	step(nil, nil, 1)
+	// 300 exits but is not reaped yet (a zombie: no maps, state Z, same
+	// start time): exited, not unloaded.
+	h.start(301, "node", 9100, ortPath)
+	step([]int{301}, nil, 1)
+	h.write("proc/301/maps", "")
+	h.write("proc/301/stat", "301 (node) Z 1 301 301 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 9100 0 0 18446744073709551615\n")
+	step(nil, []int{301}, 1)
+	// 300 unloads ONNX Runtime but runs on (same start time): unloaded,
+	// not exited.
+	h.exit(300)
+	h.start(300, "node", 9000, libcPath)
+	wantUnloaded = []int{300}
+	step(nil, nil, 1)
 	step(nil, nil, 1)
 }
 
@@ -244,6 +262,7 @@ func TestStartTime(t *testing.T) {
 		{"42 node S 1 42 42 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 7 0\n", 0, false},
 		{"42 (x) S 1 42 42 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 -7 0\n", 0, false},
 		{"", 0, false},
+		{"42 (node) Z 1 42 42 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 123456 0 0\n", 0, false}, // exited, not reaped
 	} {
 		p := filepath.Join(dir, "stat")
 		if err := os.WriteFile(p, []byte(tc.stat), 0o644); err != nil {

@@ -304,6 +304,11 @@ func (r *Receiver) PIDs() []int {
 	return slices.Clip(out)
 }
 
+// Root is the host root the receiver reads /proc under (WithRoot, else
+// ORTEL_HOST_ROOT, else "/"): the ids given to Watch are those of
+// Root/proc.
+func (r *Receiver) Root() string { return r.root }
+
 // Shutdown unregisters the callback and closes the files the receiver
 // keeps open. A collection after Shutdown observes nothing. It is safe to
 // call more than once.
