@@ -1,10 +1,17 @@
 package attach
 
 import (
+	"bytes"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
+
+	"github.com/ortel-dev/ortel/internal/ortenv"
+	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
 func mkdirWrite(path, content string) error {
@@ -108,6 +115,66 @@ func TestProcessAttrsPod(t *testing.T) {
 	for _, kv := range processAttrsAt(root, 4343) {
 		if strings.HasPrefix(string(kv.Key), "k8s.") || kv.Key == "container.id" {
 			t.Errorf("host process carries %s", kv.Key)
+		}
+	}
+}
+
+// TestStreamContains finds the needle at every offset, across every
+// buffer boundary, with reads of one byte or of the whole buffer.
+func TestStreamContains(t *testing.T) {
+	needle := []byte("\x00OrtGetApiBase\x00")
+	for size := len(needle); size <= 3*len(needle); size++ {
+		for at := 0; at <= 4*size; at++ {
+			hay := append(bytes.Repeat([]byte("x"), at), needle...)
+			hay = append(hay, "tail"...)
+			for _, r := range []io.Reader{bytes.NewReader(hay), iotest.OneByteReader(bytes.NewReader(hay)), iotest.HalfReader(bytes.NewReader(hay))} {
+				if !streamContains(r, needle, size) {
+					t.Fatalf("size %d, at %d: not found", size, at)
+				}
+			}
+			broken := append(bytes.Repeat([]byte("x"), at), needle[:len(needle)-1]...)
+			if streamContains(bytes.NewReader(broken), needle, size) {
+				t.Fatalf("size %d, at %d: found a cut needle", size, at)
+			}
+		}
+	}
+	if streamContains(iotest.ErrReader(io.ErrUnexpectedEOF), needle, 64) {
+		t.Fatal("found in a failing reader")
+	}
+}
+
+// TestIsORTLibrary: the real ONNX Runtime libraries are; this test binary,
+// node (whose 5 MB string table the name filter skips) and a text file
+// are not.
+func TestIsORTLibrary(t *testing.T) {
+	var libs []string
+	for _, v := range []string{"1.24.3", "1.30.0"} {
+		p := filepath.Join(ortenv.CacheDir(), "onnxruntime", v, "libonnxruntime.so.1")
+		if _, err := os.Stat(p); err != nil {
+			testenv.Missing(t, "needs ONNX Runtime %s (%v): scripts/fetch.sh ort", v, err)
+		}
+		libs = append(libs, p)
+	}
+	for _, p := range libs {
+		if !IsORTLibrary(p) {
+			t.Errorf("IsORTLibrary(%s) = false", p)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := filepath.Join(t.TempDir(), "OrtGetApiBase.txt")
+	if err := os.WriteFile(text, []byte("\x00OrtGetApiBase\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	not := []string{self, text}
+	if node, err := exec.LookPath("node"); err == nil {
+		not = append(not, node)
+	}
+	for _, p := range not {
+		if IsORTLibrary(p) {
+			t.Errorf("IsORTLibrary(%s) = true", p)
 		}
 	}
 }

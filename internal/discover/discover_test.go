@@ -284,3 +284,32 @@ func FuzzParseStartTime(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRescanThisHost is one rescan of this machine's /proc after the
+// first (the ELF checks cached): what --discover costs every interval.
+func BenchmarkRescanThisHost(b *testing.B) {
+	s := NewScanner("/")
+	first, err := s.Scan()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Scan(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	entries, _ := os.ReadDir("/proc")
+	b.ReportMetric(float64(len(entries)), "proc-entries")
+	b.ReportMetric(float64(len(first.Processes)), "ort-processes")
+}
+
+// BenchmarkFirstScanThisHost is a scan with an empty cache: every mapped
+// executable file of every process is checked once.
+func BenchmarkFirstScanThisHost(b *testing.B) {
+	for b.Loop() {
+		if _, err := NewScanner("/").Scan(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
