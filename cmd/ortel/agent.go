@@ -29,14 +29,14 @@ Flags:
                       unless --discover); it must exist at the start; when it
                       exits later the agent says so once and keeps collecting
                       the rest
-  --discover          also watch every process that loads ONNX Runtime, present
-                      and future: /proc (under ORTEL_HOST_ROOT) is rescanned
-                      every --discover-interval, new processes are added and
-                      exited ones dropped, each said once on stderr. Seeing
-                      other users' processes needs root or CAP_SYS_PTRACE.
-                      Only the process readings follow: perf counters and
-                      per-process GPU readings stay on the --pid processes
-                      (default: the agent itself)
+  --discover          watch every process that loads ONNX Runtime, present and
+                      future, besides any --pid: /proc (under ORTEL_HOST_ROOT)
+                      is rescanned every --discover-interval, new processes
+                      are added and exited ones dropped, each said once on
+                      stderr. Seeing other users' processes needs root or
+                      CAP_SYS_PTRACE. Only the process readings follow: perf
+                      counters and per-process GPU readings stay on the --pid
+                      processes (default: the agent itself)
   --discover-interval D  how often --discover rescans (default 10s)
   --duration D        stop after this long (default: run until interrupted)
   --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/agent)

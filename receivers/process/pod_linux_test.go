@@ -92,7 +92,7 @@ func TestWatchReadsPodAttributes(t *testing.T) {
 		semconv.ContainerID("3f1b2c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f801"),
 	} {
 		if v, ok := pts[0].Attributes.Value(kv.Key); !ok || v != kv.Value {
-			t.Errorf("%s = %v, want %v", kv.Key, v.Emit(), kv.Value.Emit())
+			t.Errorf("%s = %v, want %v", kv.Key, v.String(), kv.Value.String())
 		}
 	}
 }
