@@ -43,7 +43,7 @@ type Mapping struct {
 func ParseMaps(r io.Reader) ([]Mapping, error) {
 	var out []Mapping
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20) // lines are short; a long path grows it
 	for line := 1; sc.Scan(); line++ {
 		text := sc.Text()
 		if strings.TrimSpace(text) == "" {

@@ -178,3 +178,13 @@ func TestIsORTLibrary(t *testing.T) {
 		}
 	}
 }
+
+// TestParseMapsLongPath: a line longer than the scanner's first buffer
+// (a deep path) still parses.
+func TestParseMapsLongPath(t *testing.T) {
+	path := "/" + strings.Repeat("d/", 5000) + "libonnxruntime.so.1"
+	got, err := ParseMaps(strings.NewReader("7f1c2a000000-7f1c2b000000 r-xp 00000000 fd:01 42 " + path + "\n"))
+	if err != nil || len(got) != 1 || got[0].Path != path || got[0].Inode != 42 {
+		t.Fatalf("ParseMaps of a %d-byte path: %v, %v", len(path), len(got), err)
+	}
+}
