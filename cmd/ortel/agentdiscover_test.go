@@ -3,20 +3,24 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
+	"github.com/ortel-dev/ortel/internal/discover"
 	"github.com/ortel-dev/ortel/internal/ortenv"
 	"github.com/ortel-dev/ortel/internal/otlptest"
 	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/receivers/process"
 )
 
 // memoryPIDs returns the process.pid values of the process.memory.usage
@@ -164,5 +168,53 @@ func TestAgentDiscoversONNXRuntimeProcesses(t *testing.T) {
 	self := os.Getpid()
 	if memoryPIDs(rcv.ResourceMetrics())[int64(self)] && !strings.Contains(all, fmt.Sprintf("watching process %d ", self)) {
 		t.Errorf("the agent watched itself without --pid and without loading ONNX Runtime")
+	}
+}
+
+// TestDiscoveryLeavesPIDFlagsAlone: a process given with --pid stays
+// watched when discovery sees it go (the receiver reports its exit
+// itself), while one discovery added is dropped; each change is said once.
+func TestDiscoveryLeavesPIDFlagsAlone(t *testing.T) {
+	start := func() int {
+		cmd := exec.Command("sleep", "600")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd.Process.Pid
+	}
+	given, found := start(), start()
+	proc, err := process.New(process.WithPIDs(given))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Shutdown(context.Background())
+	var out strings.Builder
+	d := &discovery{w: &out, proc: proc, explicit: map[int]bool{given: true}, every: time.Second, first: true}
+	ps := []discover.Process{{PID: given, Exe: "sleep", Library: "/lib/libonnxruntime.so.1"}, {PID: found, Exe: "sleep", Library: "/lib/libonnxruntime.so.1"}}
+	d.apply(discover.Change{Started: ps, Unreadable: 2}, nil)
+	if got := proc.PIDs(); !slices.Equal(got, []int{given, found}) {
+		t.Fatalf("watching %v, want [%d %d]", got, given, found)
+	}
+	d.apply(discover.Change{Exited: ps[:1], Unloaded: ps[1:]}, nil)
+	if got := proc.PIDs(); !slices.Equal(got, []int{given}) {
+		t.Fatalf("watching %v after both went, want the --pid one, [%d]", got, given)
+	}
+	d.apply(discover.Change{}, errors.New("discover: list processes: boom"))
+	d.apply(discover.Change{}, errors.New("discover: list processes: boom"))
+	want := []string{
+		"discovering processes that load ONNX Runtime every 1s: 2 found",
+		"2 processes could not be read and are not watched",
+		fmt.Sprintf("watching process %d (sleep), which loaded ONNX Runtime /lib/libonnxruntime.so.1", found),
+		fmt.Sprintf("process %d (sleep) no longer maps ONNX Runtime", found),
+		"boom; rescanning every 1s",
+	}
+	for _, w := range want {
+		if strings.Count(out.String(), w) != 1 {
+			t.Errorf("said %q %d times, want once:\n%s", w, strings.Count(out.String(), w), out.String())
+		}
+	}
+	if strings.Contains(out.String(), fmt.Sprintf("process %d", given)) {
+		t.Errorf("discovery spoke of the --pid process %d:\n%s", given, out.String())
 	}
 }
