@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"syscall"
 	"time"
@@ -24,9 +25,19 @@ Sources that are missing here say why once and are skipped (see ortel doctor).
 
 Flags:
   --interval D        how often readings are collected and exported (default 1s; 100ms works)
-  --pid N             a process to watch (repeatable; default: the agent itself);
-                      it must exist at the start; when it exits later the
-                      agent says so once and keeps collecting the rest
+  --pid N             a process to watch (repeatable; default: the agent itself,
+                      unless --discover); it must exist at the start; when it
+                      exits later the agent says so once and keeps collecting
+                      the rest
+  --discover          watch every process that loads ONNX Runtime, present and
+                      future, besides any --pid: /proc (under ORTEL_HOST_ROOT)
+                      is rescanned every --discover-interval, new processes
+                      are added and exited ones dropped, each said once on
+                      stderr. Seeing other users' processes needs root or
+                      CAP_SYS_PTRACE. Only the process readings follow: perf
+                      counters and per-process GPU readings stay on the --pid
+                      processes (default: the agent itself)
+  --discover-interval D  how often --discover rescans (default 10s)
   --duration D        stop after this long (default: run until interrupted)
   --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/agent)
   --rotate-mb N       start a new OTLP/JSON file when one reaches N MiB; 0 never
@@ -40,6 +51,7 @@ Flags:
 
 Examples:
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel agent --pid 4242
+  sudo ortel agent --discover
   ortel agent --interval 100ms --duration 30s
 `
 
@@ -55,15 +67,17 @@ func agentCommand() *command {
 func runAgent(ctx context.Context, e *env, args []string) error {
 	started := time.Now()
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
-	var interval, duration time.Duration
+	var interval, duration, discoverEvery time.Duration
 	var pidFlags listFlag
 	var out, endpoint string
-	var quiet bool
+	var quiet, discoverOn bool
 	var uf uiFlags
 	uf.register(fs)
 	fs.DurationVar(&interval, "interval", time.Second, "")
 	fs.DurationVar(&duration, "duration", 0, "")
 	fs.Var(&pidFlags, "pid", "")
+	fs.BoolVar(&discoverOn, "discover", false, "")
+	fs.DurationVar(&discoverEvery, "discover-interval", 10*time.Second, "")
 	fs.StringVar(&out, "out", "ortel-out/agent", "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
 	var xf exportFlags
@@ -84,6 +98,12 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	}
 	if duration < 0 {
 		return usagef("--duration must not be negative (got %s)", duration)
+	}
+	if discoverEvery < 10*time.Millisecond {
+		return usagef("--discover-interval must be 10ms or more (got %s)", discoverEvery)
+	}
+	if !discoverOn && flagSet(fs, "discover-interval") {
+		return usagef("--discover-interval needs --discover")
 	}
 	if err := uf.validate(); err != nil {
 		return err
@@ -114,7 +134,11 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	defer ui.stop()
 	// NVML starts in the background (GPUWait 0): a slow driver does not
 	// delay the start; GPUs join the export when found.
-	set := hardware.Open(ctx, hardware.Options{MeterProvider: tel.MeterProvider, PIDs: pids})
+	set := hardware.Open(ctx, hardware.Options{MeterProvider: tel.MeterProvider, PIDs: pids, NoSelf: discoverOn})
+	if discoverOn && set.Process == nil {
+		err := fmt.Errorf("--discover: the process receiver is not available: %s", statusOf(set, "process"))
+		return errors.Join(err, set.Shutdown(ctx), stopTelemetry(ctx, tel))
+	}
 	startup := time.Since(started)
 	if !quiet {
 		var on, off []string
@@ -140,7 +164,16 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		ctx, cancel = context.WithTimeout(ctx, duration)
 		defer cancel()
 	}
+	waitDiscovery := func() {}
+	if discoverOn {
+		var w io.Writer
+		if !quiet {
+			w = e.stderr
+		}
+		waitDiscovery = startDiscovery(ctx, w, set.Process, discoverEvery, pids)
+	}
 	<-ctx.Done()
+	waitDiscovery() // before the receivers stop: no Watch after Shutdown
 
 	// The telemetry's final export collects once more, then the receivers stop.
 	shutdownErr := stopTelemetry(ctx, tel)
@@ -164,4 +197,21 @@ func peakRSS() string {
 		return "unknown"
 	}
 	return fmt.Sprintf("%.1f MB", float64(ru.Maxrss)/1024) // Linux reports KiB
+}
+
+// flagSet reports whether flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// statusOf is why source is not available, from the set's statuses.
+func statusOf(set *hardware.Set, source string) string {
+	for _, s := range set.Statuses() {
+		if s.Source == source {
+			return s.Reason
+		}
+	}
+	return "not started"
 }

@@ -219,6 +219,8 @@ func TestAgentBadFlags(t *testing.T) {
 		{"agent", "extra"},
 		{"agent", "--rotate-mb", "-1"},
 		{"agent", "--rotate-keep", "0"},
+		{"agent", "--discover", "--discover-interval", "1ms"},
+		{"agent", "--discover-interval", "1s"}, // without --discover
 	} {
 		if code, _, _ := ortel(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

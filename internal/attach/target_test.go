@@ -1,10 +1,17 @@
 package attach
 
 import (
+	"bytes"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
+
+	"github.com/ortel-dev/ortel/internal/ortenv"
+	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
 func mkdirWrite(path, content string) error {
@@ -29,7 +36,7 @@ func TestParseMaps(t *testing.T) {
 		t.Fatalf("got %d mappings, want 3 file-backed: %+v", len(got), got)
 	}
 	m := got[1]
-	if m.Path != "/cache/node/lib with space/libonnxruntime.so.1" || m.Perms != "r-xp" || m.Offset != 0x200000 || m.Start != 0x7f1c2a000000 || m.End != 0x7f1c2b000000 {
+	if m.Path != "/cache/node/lib with space/libonnxruntime.so.1" || m.Perms != "r-xp" || m.Offset != 0x200000 || m.Start != 0x7f1c2a000000 || m.End != 0x7f1c2b000000 || m.Dev != "00:2f" || m.Inode != 9 {
 		t.Errorf("mapping %+v", m)
 	}
 	for _, bad := range []string{
@@ -37,6 +44,7 @@ func TestParseMaps(t *testing.T) {
 		"10-5 r-xp 0 0 0 /x\n",
 		"10-20 r-xp\n",
 		"10-20 rx 0 0 0 /x\n",
+		"10-20 r-xp 0 fd:01 inode /x\n",
 	} {
 		if _, err := ParseMaps(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("ParseMaps(%q) = %v, want an error naming line 1", bad, err)
@@ -108,5 +116,75 @@ func TestProcessAttrsPod(t *testing.T) {
 		if strings.HasPrefix(string(kv.Key), "k8s.") || kv.Key == "container.id" {
 			t.Errorf("host process carries %s", kv.Key)
 		}
+	}
+}
+
+// TestStreamContains finds the needle at every offset, across every
+// buffer boundary, with reads of one byte or of the whole buffer.
+func TestStreamContains(t *testing.T) {
+	needle := []byte("\x00OrtGetApiBase\x00")
+	for size := len(needle); size <= 3*len(needle); size++ {
+		for at := 0; at <= 4*size; at++ {
+			hay := append(bytes.Repeat([]byte("x"), at), needle...)
+			hay = append(hay, "tail"...)
+			for _, r := range []io.Reader{bytes.NewReader(hay), iotest.OneByteReader(bytes.NewReader(hay)), iotest.HalfReader(bytes.NewReader(hay))} {
+				if !streamContains(r, needle, size) {
+					t.Fatalf("size %d, at %d: not found", size, at)
+				}
+			}
+			broken := append(bytes.Repeat([]byte("x"), at), needle[:len(needle)-1]...)
+			if streamContains(bytes.NewReader(broken), needle, size) {
+				t.Fatalf("size %d, at %d: found a cut needle", size, at)
+			}
+		}
+	}
+	if streamContains(iotest.ErrReader(io.ErrUnexpectedEOF), needle, 64) {
+		t.Fatal("found in a failing reader")
+	}
+}
+
+// TestIsORTLibrary: the real ONNX Runtime libraries are; this test binary,
+// node (whose 5 MB string table the name filter skips) and a text file
+// are not.
+func TestIsORTLibrary(t *testing.T) {
+	var libs []string
+	for _, v := range []string{"1.24.3", "1.30.0"} {
+		p := filepath.Join(ortenv.CacheDir(), "onnxruntime", v, "libonnxruntime.so.1")
+		if _, err := os.Stat(p); err != nil {
+			testenv.Missing(t, "needs ONNX Runtime %s (%v): scripts/fetch.sh ort", v, err)
+		}
+		libs = append(libs, p)
+	}
+	for _, p := range libs {
+		if !IsORTLibrary(p) {
+			t.Errorf("IsORTLibrary(%s) = false", p)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := filepath.Join(t.TempDir(), "OrtGetApiBase.txt")
+	if err := os.WriteFile(text, []byte("\x00OrtGetApiBase\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	not := []string{self, text}
+	if node, err := exec.LookPath("node"); err == nil {
+		not = append(not, node)
+	}
+	for _, p := range not {
+		if IsORTLibrary(p) {
+			t.Errorf("IsORTLibrary(%s) = true", p)
+		}
+	}
+}
+
+// TestParseMapsLongPath: a line longer than the scanner's first buffer
+// (a deep path) still parses.
+func TestParseMapsLongPath(t *testing.T) {
+	path := "/" + strings.Repeat("d/", 5000) + "libonnxruntime.so.1"
+	got, err := ParseMaps(strings.NewReader("7f1c2a000000-7f1c2b000000 r-xp 00000000 fd:01 42 " + path + "\n"))
+	if err != nil || len(got) != 1 || got[0].Path != path || got[0].Inode != 42 {
+		t.Fatalf("ParseMaps of a %d-byte path: %v, %v", len(path), len(got), err)
 	}
 }

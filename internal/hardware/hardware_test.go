@@ -308,3 +308,41 @@ func TestOpenFixtureHost(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenNoSelf: with NoSelf and no PIDs the process receiver starts
+// empty (ortel agent --discover fills it) and says so; this process is not
+// read.
+func TestOpenNoSelf(t *testing.T) {
+	reader := metric.NewManualReader()
+	mp := metric.NewMeterProvider(metric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	set := Open(context.Background(), Options{MeterProvider: mp, NoSelf: true})
+	defer set.Shutdown(context.Background())
+	if set.Process == nil {
+		t.Fatal("process receiver not started")
+	}
+	if got := set.Process.PIDs(); len(got) != 0 {
+		t.Errorf("watching %v, want nothing", got)
+	}
+	for _, st := range set.Statuses() {
+		if st.Source == "process" && !strings.Contains(st.Reason, "the processes found later") {
+			t.Errorf("process status %q does not say its processes come later", st.Reason)
+		}
+	}
+	if err := set.Process.Watch(os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Logf("collect: %v", err)
+	}
+	found := false
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			found = found || m.Name == "process.memory.usage"
+		}
+	}
+	if !found {
+		t.Error("no process.memory.usage after Watch")
+	}
+}

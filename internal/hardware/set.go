@@ -33,6 +33,10 @@ type Options struct {
 	// PIDs are the processes the process, perf and nvml receivers watch
 	// (default: this process).
 	PIDs []int
+	// NoSelf starts the process receiver without this process when PIDs
+	// is empty: ortel agent --discover adds processes to it (Watch) as it
+	// finds them. The perf and nvml receivers keep their default.
+	NoSelf bool
 	// GPUWait bounds how long Open waits for NVML to find the GPUs. NVML
 	// initializes in the background; 0 does not wait (the agent's start
 	// path), and the GPUs join when found.
@@ -89,6 +93,9 @@ func Open(ctx context.Context, o Options) *Set {
 		raplOpts = append(raplOpts, rapl.WithRoot(o.Root))
 		thermOpts = append(thermOpts, thermal.WithRoot(o.Root))
 	}
+	if o.NoSelf {
+		procOpts = append(procOpts, process.WithoutSelf())
+	}
 	if len(o.PIDs) > 0 {
 		procOpts = append(procOpts, process.WithPIDs(o.PIDs...))
 		perfOpts = append(perfOpts, perf.WithPIDs(o.PIDs...))
@@ -107,7 +114,7 @@ func Open(ctx context.Context, o Options) *Set {
 	if s.Process, err = process.New(procOpts...); err != nil {
 		s.Process = nil
 	}
-	s.add("process", err, fmt.Sprintf("CPU, memory, threads, file descriptors, disk I/O of %s", pidWords(o.PIDs)))
+	s.add("process", err, fmt.Sprintf("CPU, memory, threads, file descriptors, disk I/O of %s", pidWords(o.PIDs, o.NoSelf)))
 
 	s.Perf, err = perf.New(perfOpts...)
 	if err != nil {
@@ -211,14 +218,21 @@ func (s *Set) started() []receivers.Receiver {
 	return rs
 }
 
-func pidWords(pids []int) string {
+func pidWords(pids []int, noSelf bool) string {
+	more := ""
+	if noSelf {
+		more = " and the processes found later"
+	}
 	switch len(pids) {
 	case 0:
+		if noSelf {
+			return "the processes found later"
+		}
 		return "this process"
 	case 1:
-		return fmt.Sprintf("process %d", pids[0])
+		return fmt.Sprintf("process %d%s", pids[0], more)
 	}
-	return fmt.Sprintf("%d processes", len(pids))
+	return fmt.Sprintf("%d processes%s", len(pids), more)
 }
 
 func eventWords(p perf.Part) string {

@@ -221,6 +221,10 @@ func TestChartDefaults(t *testing.T) {
 	if pod.RuntimeClassName != nil {
 		t.Errorf("runtimeClassName %q without nvidia.enabled", *pod.RuntimeClassName)
 	}
+	// The agent discovers ONNX Runtime processes by default: no pid to know.
+	if args := strings.Join(pod.Containers[0].Args, " "); !strings.Contains(args, "--discover --discover-interval 10s") || strings.Contains(args, "--pid") {
+		t.Errorf("agent args %q: want --discover --discover-interval 10s and no --pid by default", args)
+	}
 	cm := get(t, objs, "ConfigMap", "rel-ortel-gateway").ConfigMap
 	if strings.Contains(cm.Data["gateway.yaml"], "k8sattributes") {
 		t.Error("gateway.yaml names k8sattributes with k8sAttributes.enabled off: ortel's collector build lacks it")
@@ -241,6 +245,9 @@ func TestChartAllOn(t *testing.T) {
 	}
 	if !strings.Contains(pod.Containers[0].Image, "@sha256:") {
 		t.Errorf("agent image %q: the digest is lost", pod.Containers[0].Image)
+	}
+	if args := strings.Join(pod.Containers[0].Args, " "); !strings.Contains(args, "--discover --discover-interval 5s --pid 4242 --pid 4243") {
+		t.Errorf("agent args %q: want discovery every 5s and both pids", args)
 	}
 
 	sec := get(t, objs, "Secret", "rel-ortel-gateway-headers").Secret
@@ -272,6 +279,17 @@ func TestChartAllOn(t *testing.T) {
 		t.Errorf("ClusterRoleBinding subjects %+v, want the gateway's service account %q", crb.Subjects, gw.ServiceAccountName)
 	}
 	get(t, objs, "ClusterRole", "rel-ortel-gateway")
+}
+
+// TestChartDiscoverOff: with discover off the agent gets no discovery
+// flag (it then watches the pids, or itself).
+func TestChartDiscoverOff(t *testing.T) {
+	objs := render(t, "agent:\n  discover: false\n  pids: [7]\n")
+	checkCommon(t, objs)
+	pod := get(t, objs, "DaemonSet", "rel-ortel-agent").DaemonSet.Spec.Template.Spec
+	if args := strings.Join(pod.Containers[0].Args, " "); strings.Contains(args, "--discover") || !strings.Contains(args, "--pid 7") {
+		t.Errorf("agent args %q: want --pid 7 and no discovery", args)
+	}
 }
 
 // TestChartExistingSecret: headers from a Secret the user manages create
@@ -339,6 +357,8 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{"bad interval", "agent:\n  interval: 1 second\n", "interval"},
 		{"bad header name", "gateway:\n  headers:\n    values:\n      \"x key\": v\n", "x key"},
 		{"pid not a number", "agent:\n  pids: [\"all\"]\n", "pids"},
+		{"discover not a boolean", "agent:\n  discover: \"yes\"\n", "discover"},
+		{"bad discover interval", "agent:\n  discoverInterval: often\n", "discoverInterval"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

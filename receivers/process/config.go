@@ -26,7 +26,8 @@ var metricNames = []string{
 // then the options.
 type config struct {
 	procfs.Config
-	pids []int
+	pids   []int
+	noSelf bool
 
 	// For tests: how files are opened (to inject EACCES) and the clock.
 	open procfs.OpenFunc
@@ -67,6 +68,13 @@ func WithRoot(root string) Option {
 // process root/proc/self names). Repeated ids are watched once.
 func WithPIDs(pids ...int) Option {
 	return optionFunc(func(c *config) { c.pids = append(c.pids, pids...) })
+}
+
+// WithoutSelf starts the receiver with an empty set when no WithPIDs is
+// given, instead of watching this process: processes join later through
+// Watch (ortel agent --discover). Default: off, this process is watched.
+func WithoutSelf() Option {
+	return optionFunc(func(c *config) { c.noSelf = true })
 }
 
 // WithMetric turns the metric called name on or off. Default: on or off as

@@ -10,6 +10,22 @@
 //
 //	r, err := process.New(process.WithMeterProvider(mp), process.WithPIDs(pid))
 //
+// # A changing set of processes
+//
+// The set may change while the receiver is registered: Watch adds
+// processes (their pod attributes are read as they join), Unwatch removes
+// them, and the next collection follows. WithoutSelf starts the set empty
+// instead of with this process. ortel agent --discover rescans /proc for
+// processes that load ONNX Runtime and keeps the set up to date this way.
+// A process added by Watch that exits is dropped quietly (whoever added it
+// is expected to notice); one given to New is reported once, as below.
+// Watch, Unwatch, PIDs, Snapshot and the collection callback are safe to
+// call from any goroutine at once.
+//
+//	r, _ := process.New(process.WithMeterProvider(mp), process.WithoutSelf())
+//	r.Watch(4242) // from now on
+//	r.Unwatch(4242)
+//
 // # Metrics
 //
 // Every point carries process.pid, so that several processes can share one

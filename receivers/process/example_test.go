@@ -63,3 +63,33 @@ func ExampleReceiver_Snapshot() {
 
 	// Output: cpu 14.0 s, peak RSS 200 MiB, 8 threads
 }
+
+// Start with no process and add and remove processes while the receiver
+// is registered, as ortel agent --discover does when processes that load
+// ONNX Runtime start and exit.
+func ExampleReceiver_Watch() {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+
+	r, err := process.New(process.WithMeterProvider(mp), process.WithRoot("testdata/two"), process.WithoutSelf())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer r.Shutdown(context.Background())
+
+	fmt.Println("watching", r.PIDs())
+	if err := r.Watch(100, 200); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println("watching", r.PIDs())
+	r.Unwatch(100)
+	fmt.Println("watching", r.PIDs())
+	fmt.Println(r.Watch(300))
+	// Output:
+	// watching []
+	// watching [100 200]
+	// watching [200]
+	// process: cannot watch pid 300: no such process (open "testdata/two/proc/300/stat": no such file or directory)
+}

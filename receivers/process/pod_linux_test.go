@@ -71,3 +71,28 @@ func TestPodAttribution(t *testing.T) {
 		t.Fatal("no points collected")
 	}
 }
+
+// TestWatchReadsPodAttributes: a process added by Watch carries its pod
+// and container as one given to New does.
+func TestWatchReadsPodAttributes(t *testing.T) {
+	r, collect := newTest(t, WithRoot("testdata/pods"), WithoutSelf())
+	if err := r.Watch(100); err != nil {
+		t.Fatal(err)
+	}
+	got, err := collect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := got[semconv.ProcessThreadCountName].Data.(metricdata.Sum[int64]).DataPoints
+	if len(pts) != 1 {
+		t.Fatalf("%d thread-count points, want 1", len(pts))
+	}
+	for _, kv := range []attribute.KeyValue{
+		semconv.K8sPodUid("7c9e6679-7425-40de-944b-e07fc1f90ae7"),
+		semconv.ContainerID("3f1b2c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f801"),
+	} {
+		if v, ok := pts[0].Attributes.Value(kv.Key); !ok || v != kv.Value {
+			t.Errorf("%s = %v, want %v", kv.Key, v.String(), kv.Value.String())
+		}
+	}
+}

@@ -42,8 +42,12 @@ type Receiver struct {
 	cb    lifecycle.Callback // its lock guards the fields below
 	want  want
 	now   func() time.Time
+	src   source
+	root  string
 	procs []*proc
 	fail  procfs.Failures
+	free  []int // failure numbers (bases) of dropped processes, for reuse
+	next  int   // the next unused base
 
 	cpuTime     metric.Float64ObservableCounter
 	cpuUtil     metric.Float64ObservableGauge
@@ -63,6 +67,7 @@ type proc struct {
 	base   int // its first reading number in Receiver.fail
 	exited bool
 	told   bool // its exit was reported
+	quiet  bool // added by Watch: its exit is not reported
 	cur    sample
 
 	// Utilization baseline: CPU seconds and wall time of the previous
@@ -91,7 +96,7 @@ func New(opts ...Option) (*Receiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Receiver{now: c.now, want: want{
+	r := &Receiver{now: c.now, src: src, root: c.Root, want: want{
 		stat: sel.On(semconv.ProcessMemoryUsageName) || sel.On(semconv.ProcessMemoryVirtualName) ||
 			sel.On(semconv.ProcessThreadCountName),
 		status: sel.On(semconv.ProcessContextSwitchesName) || sel.On(semconv.ProcessCPUUtilizationName),
@@ -99,7 +104,7 @@ func New(opts ...Option) (*Receiver, error) {
 		fds:    sel.On(semconv.ProcessUnixFileDescriptorCountName),
 	}}
 	pids := c.pids
-	if len(pids) == 0 {
+	if len(pids) == 0 && !c.noSelf {
 		pids = []int{src.self()}
 	}
 	seen := map[int]bool{}
@@ -117,7 +122,7 @@ func New(opts ...Option) (*Receiver, error) {
 			r.closeAll()
 			return nil, err
 		}
-		r.procs = append(r.procs, newProc(pid, h, len(r.procs)*numFail, podAttributes(c.Root, pid)))
+		r.procs = append(r.procs, newProc(pid, h, r.base(), podAttributes(c.Root, pid)))
 	}
 	r.prime()
 	if err := r.register(c, sel); err != nil {
@@ -158,6 +163,108 @@ func newProc(pid int, h handle, base int, pod []attribute.KeyValue) *proc {
 	}
 }
 
+// base returns the first failure number for a new process: one a dropped
+// process left, or a fresh one. Callers hold the lock.
+func (r *Receiver) base() int {
+	if n := len(r.free); n > 0 {
+		b := r.free[n-1]
+		r.free = r.free[:n-1]
+		return b
+	}
+	b := r.next
+	r.next += numFail
+	return b
+}
+
+// drop removes the process at index i from the set, closing it if it is
+// still open and freeing its failure numbers. Callers hold the lock.
+func (r *Receiver) drop(i int) error {
+	p := r.procs[i]
+	var err error
+	if !p.exited {
+		p.exited = true
+		err = p.h.close()
+	}
+	for id := p.base; id < p.base+numFail; id++ {
+		r.fail.OK(id)
+	}
+	r.free = append(r.free, p.base)
+	r.procs = slices.Delete(r.procs, i, i+1)
+	return err
+}
+
+// Watch adds the processes with these ids to the set the receiver watches,
+// while it is registered: the next collection observes them. Their pod
+// attributes are read now (see the package documentation). An id already
+// watched is left as it is. A process added by Watch that exits is dropped
+// from the set without an error: whoever added it is expected to notice
+// (ortel agent --discover rescans /proc). Watch opens every process it can
+// and returns the failures joined, each naming its id: one that does not
+// exist, one that cannot be read, or any id after Shutdown.
+func (r *Receiver) Watch(pids ...int) error {
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	var errs []error
+	now := r.now()
+	for _, pid := range pids {
+		if r.cb.Down() {
+			errs = append(errs, fmt.Errorf("process: cannot watch pid %d: the receiver is shut down", pid))
+			continue
+		}
+		if pid <= 0 {
+			errs = append(errs, fmt.Errorf("process: cannot watch pid %d: not a process id", pid))
+			continue
+		}
+		if r.watching(pid) {
+			continue
+		}
+		h, err := r.src.watch(pid, r.want)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		p := newProc(pid, h, r.base(), podAttributes(r.root, pid))
+		p.quiet = true
+		r.procs = append(r.procs, p)
+		// The utilization baseline, as New's prime does: the first
+		// collection already reports it.
+		var fail procfs.Failures
+		if readProc(context.Background(), p, r.want, &fail) && p.cur.ok(hasTimes) {
+			p.prevOK, p.prevUser, p.prevSystem, p.prevTime = true, p.cur.user, p.cur.system, now
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Unwatch removes the processes with these ids from the set, whether New
+// or Watch added them, and closes their files: the next collection no
+// longer observes them, and reports nothing about them. An id not watched
+// is ignored. It returns the errors closing the files gave, joined.
+func (r *Receiver) Unwatch(pids ...int) error {
+	r.cb.Lock()
+	defer r.cb.Unlock()
+	var errs []error
+	for _, pid := range pids {
+		for i := len(r.procs) - 1; i >= 0; i-- {
+			if r.procs[i].pid == pid {
+				errs = append(errs, r.drop(i))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// watching reports whether process pid is in the set and has not exited.
+// Callers hold the lock.
+func (r *Receiver) watching(pid int) bool {
+	for _, p := range r.procs {
+		if p.pid == pid && !p.exited {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *Receiver) closeAll() error {
 	var errs []error
 	for _, p := range r.procs {
@@ -196,6 +303,11 @@ func (r *Receiver) PIDs() []int {
 	}
 	return slices.Clip(out)
 }
+
+// Root is the host root the receiver reads /proc under (WithRoot, else
+// ORTEL_HOST_ROOT, else "/"): the ids given to Watch are those of
+// Root/proc.
+func (r *Receiver) Root() string { return r.root }
 
 // Shutdown unregisters the callback and closes the files the receiver
 // keeps open. A collection after Shutdown observes nothing. It is safe to
@@ -249,17 +361,22 @@ func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
 		return nil
 	}
 	now := r.now()
-	for _, p := range r.procs {
+	for i := 0; i < len(r.procs); i++ {
+		p := r.procs[i]
 		if err := ctx.Err(); err != nil {
 			r.fail.Report(err)
 			break
 		}
 		ok := readProc(ctx, p, r.want, &r.fail)
 		if p.exited {
-			if !p.told {
+			if !p.told && !p.quiet {
 				p.told = true
 				r.fail.Report(errExited{p.pid})
 			}
+			// Gone for good: drop it, so a set that processes join and
+			// leave does not grow (its files are closed already).
+			_ = r.drop(i)
+			i--
 			continue
 		}
 		if ok {

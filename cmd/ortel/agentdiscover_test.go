@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+
+	"github.com/ortel-dev/ortel/internal/discover"
+	"github.com/ortel-dev/ortel/internal/ortenv"
+	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/receivers/process"
+)
+
+// memoryPIDs returns the process.pid values of the process.memory.usage
+// points in rms.
+func memoryPIDs(rms []*metricspb.ResourceMetrics) map[int64]bool {
+	out := map[int64]bool{}
+	for _, rm := range rms {
+		for _, sm := range rm.GetScopeMetrics() {
+			for _, m := range sm.GetMetrics() {
+				if m.GetName() != "process.memory.usage" {
+					continue
+				}
+				for _, attrs := range pointAttrs(m) {
+					if pid, ok := otlptest.AttrInt(attrs, "process.pid"); ok {
+						out[pid] = true
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestAgentDiscoversONNXRuntimeProcesses starts the agent with --discover,
+// then a real Node.js process that loads ONNX Runtime (onnxruntime-node):
+// the agent must say it watches it and export its process.* readings to a
+// real OTLP receiver, with its process.pid; when it exits, the agent must
+// say so and its readings must stop. Every wait is on an event (a stderr
+// line, an export) under one generous deadline.
+func TestAgentDiscoversONNXRuntimeProcesses(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		testenv.Missing(t, "needs Node.js (node) on PATH: %v", err)
+	}
+	mods := filepath.Join(ortenv.CacheDir(), "node", "1.30.0", "node_modules")
+	if _, err := os.Stat(filepath.Join(mods, "onnxruntime-node")); err != nil {
+		testenv.Missing(t, "needs onnxruntime-node 1.30.0 (%v): scripts/fetch.sh node", err)
+	}
+	rcv, err := otlptest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rcv.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+	deadline, cancelDeadline := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancelDeadline()
+
+	// The agent, in this process, its stderr read line by line.
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, &env{stdout: io.Discard, stderr: pw}, []string{"agent", "--discover", "--discover-interval", "200ms",
+			"--interval", "100ms", "--otlp-endpoint", "http://" + rcv.Endpoint(), "--out", t.TempDir()})
+		pw.Close()
+		done <- code
+	}()
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var log []string
+	waitLine := func(want string) {
+		t.Helper()
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the agent ended before saying %q:\n%s", want, strings.Join(log, "\n"))
+				}
+				log = append(log, l)
+				if strings.Contains(l, want) {
+					return
+				}
+			case <-deadline.Done():
+				t.Fatalf("the agent did not say %q:\n%s", want, strings.Join(log, "\n"))
+			}
+		}
+	}
+	waitLine("discovering processes that load ONNX Runtime every 200ms")
+
+	// Node.js starts after the agent, and loads ONNX Runtime.
+	node := exec.Command("node", "../../internal/attach/testdata/client.js", mods)
+	in, _ := node.StdinPipe()
+	outPipe, _ := node.StdoutPipe()
+	if err := node.Start(); err != nil {
+		testenv.Missing(t, "node: %v", err)
+	}
+	reaped := false
+	defer func() {
+		in.Close()
+		if !reaped {
+			node.Process.Kill()
+			node.Wait()
+		}
+	}()
+	if sc := bufio.NewScanner(outPipe); !sc.Scan() || sc.Text() != "ready" {
+		t.Fatalf("node client did not say ready: %q", sc.Text())
+	}
+	pid := node.Process.Pid
+	named := fmt.Sprintf("process %d (node)", pid)
+	waitLine("watching " + named + ", which loaded ONNX Runtime ")
+	err = rcv.WaitMetrics(deadline, func(r *otlptest.Receiver) bool { return memoryPIDs(r.ResourceMetrics())[int64(pid)] })
+	if err != nil {
+		t.Fatalf("no process.memory.usage point with process.pid %d: %v\n%s", pid, err, strings.Join(log, "\n"))
+	}
+	if len(rcv.Metric("process.cpu.time")) == 0 {
+		t.Error("no process.cpu.time exported")
+	}
+
+	// It exits: said once, and its readings stop.
+	node.Process.Kill()
+	node.Wait()
+	reaped = true
+	waitLine(named + " exited")
+	// The export after next was collected after the agent dropped it.
+	_, n := rcv.Requests()
+	if err := rcv.WaitRequests(deadline, 0, n+2); err != nil {
+		t.Fatal(err)
+	}
+	rms := rcv.ResourceMetrics()
+	if last := rms[len(rms)-1:]; memoryPIDs(last)[int64(pid)] {
+		t.Errorf("process %d is still reported after it exited", pid)
+	}
+	stop()
+	for l := range lines {
+		log = append(log, l)
+	}
+	all := strings.Join(log, "\n")
+	// Stopping the agent aborts an export in flight, which is spooled
+	// (exit 4, nothing lost): the stop may land in one.
+	if code := <-done; code != exitOK && (code != exitTelemetryLost || strings.Contains(all, "telemetry lost")) {
+		t.Fatalf("agent exit %d:\n%s", code, all)
+	}
+	if strings.Count(all, "watching "+named) != 1 || strings.Count(all, named+" exited") != 1 {
+		t.Errorf("the start and the exit must each be said once:\n%s", all)
+	}
+	// The agent (this test process) is not watched unless it maps ONNX
+	// Runtime itself (an earlier test in this process may have loaded it).
+	self := os.Getpid()
+	if memoryPIDs(rcv.ResourceMetrics())[int64(self)] && !strings.Contains(all, fmt.Sprintf("watching process %d ", self)) {
+		t.Errorf("the agent watched itself without --pid and without loading ONNX Runtime")
+	}
+}
+
+// TestDiscoveryLeavesPIDFlagsAlone: a process given with --pid stays
+// watched when discovery sees it go (the receiver reports its exit
+// itself), while one discovery added is dropped; each change is said once.
+func TestDiscoveryLeavesPIDFlagsAlone(t *testing.T) {
+	start := func() int {
+		cmd := exec.Command("sleep", "600")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd.Process.Pid
+	}
+	given, found := start(), start()
+	proc, err := process.New(process.WithPIDs(given))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Shutdown(context.Background())
+	var out strings.Builder
+	d := &discovery{w: &out, proc: proc, explicit: map[int]bool{given: true}, every: time.Second, first: true}
+	ps := []discover.Process{{PID: given, Exe: "sleep", Library: "/lib/libonnxruntime.so.1"}, {PID: found, Exe: "sleep", Library: "/lib/libonnxruntime.so.1"}}
+	d.apply(discover.Change{Started: ps, Unreadable: 2}, nil)
+	if got := proc.PIDs(); !slices.Equal(got, []int{given, found}) {
+		t.Fatalf("watching %v, want [%d %d]", got, given, found)
+	}
+	d.apply(discover.Change{Exited: ps[:1], Unloaded: ps[1:]}, nil)
+	if got := proc.PIDs(); !slices.Equal(got, []int{given}) {
+		t.Fatalf("watching %v after both went, want the --pid one, [%d]", got, given)
+	}
+	d.apply(discover.Change{}, errors.New("discover: list processes: boom"))
+	d.apply(discover.Change{}, errors.New("discover: list processes: boom"))
+	want := []string{
+		"discovering processes that load ONNX Runtime every 1s: 2 found",
+		"2 processes could not be read and are not watched",
+		fmt.Sprintf("watching process %d (sleep), which loaded ONNX Runtime /lib/libonnxruntime.so.1", found),
+		fmt.Sprintf("process %d (sleep) no longer maps ONNX Runtime", found),
+		"boom; rescanning every 1s",
+	}
+	for _, w := range want {
+		if strings.Count(out.String(), w) != 1 {
+			t.Errorf("said %q %d times, want once:\n%s", w, strings.Count(out.String(), w), out.String())
+		}
+	}
+	if strings.Contains(out.String(), fmt.Sprintf("process %d", given)) {
+		t.Errorf("discovery spoke of the --pid process %d:\n%s", given, out.String())
+	}
+}
