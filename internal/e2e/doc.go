@@ -27,7 +27,8 @@
 // then frozen (SIGSTOP) for 20 s; after `ortel replay` of the bench's spool,
 // every span the bench ended must have left the collector (deduplicated by
 // span id), and a command facing a frozen collector must exit within its
-// export timeout + 1 s of the same command with a live one. Its logs go to
+// export timeout + 5 s of the same command with a live one (not the
+// SDK's default 10 s). Its logs go to
 // out/faults/. Logs and generated configs stay in out/e2e/ and are
 // printed when the test fails.
 //

@@ -388,3 +388,26 @@ func TestCollectDoesNotAllocate(t *testing.T) {
 		t.Error("nothing observed")
 	}
 }
+
+// TestPeakRSSNotBelowRSS: the peak comes from /proc/PID/status (or
+// getrusage) and the current RSS from /proc/PID/stat, read one after the
+// other; memory that grew between the reads must not show a peak below
+// what is resident. The fixture's status is given a peak of 1000 kB,
+// below its stat's 548 pages.
+func TestPeakRSSNotBelowRSS(t *testing.T) {
+	root := procfstest.CopyTree(t, "testdata/host")
+	status, err := os.ReadFile(filepath.Join(root, "proc/4242/status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	procfstest.WriteFile(t, root, "proc/4242/status", strings.Replace(string(status), "VmHWM:\t    2376 kB", "VmHWM:\t    1000 kB", 1))
+	r, _ := newTest(t, WithRoot(root), WithAllMetrics())
+	s, err := r.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := s.Process(4242)
+	if !ok || p.RSS <= 1000<<10 || p.PeakRSS != p.RSS {
+		t.Errorf("Snapshot: %+v; want an RSS above 1000 KiB and the peak raised to it", p)
+	}
+}

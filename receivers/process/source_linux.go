@@ -109,6 +109,13 @@ func (p *procFiles) read(_ context.Context, s *sample, w want, fail *procfs.Fail
 			return true
 		}
 	}
+	// The peak and the current RSS come from two reads (getrusage or
+	// /proc/PID/status, and /proc/PID/stat): memory that grew between
+	// them would show a current RSS above the peak. The peak is at least
+	// what was resident.
+	if s.ok(hasMemory|hasPeakRSS) && s.rss > s.peakRSS {
+		s.peakRSS = s.rss
+	}
 	if w.io {
 		if p.readIO(s, fail, base) {
 			return true
