@@ -82,8 +82,8 @@ func TestAgentExitsWithinTheExportTimeoutOfADeadCollector(t *testing.T) {
 			if code != exitTelemetryLost {
 				t.Fatalf("exit %d, want %d (telemetry not delivered)\n%s\n%s", code, exitTelemetryLost, stdout, stderr)
 			}
-			if !strings.Contains(stderr, "telemetry spooled: metrics:") || !strings.Contains(stderr, "ortel replay ") {
-				t.Errorf("stderr does not say the metrics were spooled and how to send them:\n%s", stderr)
+			if !strings.Contains(stderr, "telemetry spooled: metrics:") || !strings.Contains(stderr, "ortel replay ") || !strings.Contains(stderr, "s at exit for the last exports") {
+				t.Errorf("stderr does not say the metrics were spooled, how to send them and how long the agent waited at exit:\n%s", stderr)
 			}
 			t.Logf("exit after %s", took.Round(time.Millisecond))
 		})

@@ -24,6 +24,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
@@ -75,6 +76,8 @@ var exitCodes = []struct {
 type lostError struct {
 	lines, spooled []string
 	spoolDir       string
+	// waited is how long the command waited at exit for its last exports.
+	waited time.Duration
 }
 
 func (e *lostError) Error() string {
@@ -84,6 +87,9 @@ func (e *lostError) Error() string {
 	}
 	if len(e.spooled) > 0 {
 		parts = append(parts, "telemetry spooled: "+strings.Join(e.spooled, "; ")+"; send it with: ortel replay "+e.spoolDir)
+	}
+	if e.waited > 0 {
+		parts = append(parts, fmt.Sprintf("waited %.2fs at exit for the last exports", e.waited.Seconds()))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -166,6 +172,9 @@ func run(ctx context.Context, e *env, args []string) int {
 		}
 		if len(le.spooled) > 0 {
 			fmt.Fprintf(e.stderr, "ortel %s: send the spooled telemetry when the collector is back: ortel replay %s\n", c.name, le.spoolDir)
+		}
+		if le.waited > 0 {
+			fmt.Fprintf(e.stderr, "ortel %s: waited %.2fs at exit for the last exports\n", c.name, le.waited.Seconds())
 		}
 		return exitTelemetryLost
 	default:

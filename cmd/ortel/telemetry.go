@@ -54,7 +54,7 @@ func stopTelemetry(ctx context.Context, tel *telemetry.Telemetry) error {
 func telemetryOutcome(e *env, command string, tel *telemetry.Telemetry, shutdownErr error) error {
 	st := tel.Stats()
 	if lost, spooled := st.Lost(), st.Spooled(); len(lost) > 0 || len(spooled) > 0 {
-		return &lostError{lines: lost, spooled: spooled, spoolDir: tel.Resolved.SpoolDir}
+		return &lostError{lines: lost, spooled: spooled, spoolDir: tel.Resolved.SpoolDir, waited: tel.ShutdownTook()}
 	}
 	if shutdownErr != nil {
 		fmt.Fprintf(e.stderr, "ortel %s: warning: %v\n", command, shutdownErr)

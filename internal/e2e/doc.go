@@ -28,7 +28,8 @@
 // every span the bench ended must have left the collector (deduplicated by
 // span id), and a command facing a frozen collector must exit within its
 // export timeout + 5 s of the same command with a live one (not the
-// SDK's default 10 s). Its logs go to
+// SDK's default 10 s), and the wait it reports at exit must stay within
+// the export timeout + 2 s. Its logs go to
 // out/faults/. Logs and generated configs stay in out/e2e/ and are
 // printed when the test fails.
 //

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,7 +34,16 @@ const (
 	// it.
 	faultExitSlack  = 5 * time.Second
 	faultCheckLimit = 60 * time.Second // the spans' arrival after the replay
+	// faultWaitLimit bounds the wait the command itself reports at exit
+	// ("waited Xs at exit for the last exports"): the shutdown deadline
+	// (export timeout + 500ms), then at most 1s for the exporters to write
+	// the spool, both hard deadlines in the code, plus 500ms for the
+	// statements around them. The SDK's default 10s would exceed it.
+	faultWaitLimit = faultExport + 2*time.Second
 )
+
+// exitWait reads the wait a command reported at exit from its log.
+var exitWait = regexp.MustCompile(`waited (\d+\.\d+)s at exit for the last exports`)
 
 // TestFaults runs `ortel bench silero-vad` exporting to the real collector
 // and, during the bench, stops the collector for 7 s and starts it again on
@@ -212,6 +222,19 @@ func TestFaults(t *testing.T) {
 		}
 		if limit := live + faultExport + faultExitSlack; frozen > limit {
 			return fmt.Errorf("took %.2fs facing a frozen collector, more than %.2fs (live %.2fs + export timeout %s + %s)", frozen.Seconds(), limit.Seconds(), live.Seconds(), faultExport, faultExitSlack)
+		}
+		log, err := os.ReadFile(filepath.Join(h.logDir, "short-frozen.log"))
+		if err != nil {
+			return err
+		}
+		m := exitWait.FindSubmatch(log)
+		if m == nil {
+			return fmt.Errorf("the bench facing a frozen collector did not say how long it waited at exit:\n%s", log)
+		}
+		waited, _ := strconv.ParseFloat(string(m[1]), 64)
+		t.Logf("short bench facing a frozen collector waited %.2fs at exit for its last exports (export timeout %s)", waited, faultExport)
+		if waited > faultWaitLimit.Seconds() {
+			return fmt.Errorf("waited %.2fs at exit for a frozen collector, more than %s (export timeout %s + shutdown margin and spool grace)", waited, faultWaitLimit, faultExport)
 		}
 		return nil
 	})

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
@@ -42,6 +43,7 @@ type Telemetry struct {
 
 	shutdownOnce sync.Once
 	shutdownErr  error
+	shutdownTook atomic.Int64 // nanoseconds
 }
 
 // Setup resolves cfg (see Resolve) and builds the providers:
@@ -325,8 +327,19 @@ const spoolGrace = time.Second
 // Its error reports the spans dropped and metric exports failed over the
 // whole run. Calling it again returns the first call's result.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
-	t.shutdownOnce.Do(func() { t.shutdownErr = t.shutdown(ctx) })
+	t.shutdownOnce.Do(func() {
+		start := time.Now()
+		t.shutdownErr = t.shutdown(ctx)
+		t.shutdownTook.Store(int64(time.Since(start)))
+	})
 	return t.shutdownErr
+}
+
+// ShutdownTook is how long Shutdown took: how long the command waited at
+// exit for its last exports (bounded by ShutdownTimeout, then a short
+// grace for the exporters to close); 0 before Shutdown.
+func (t *Telemetry) ShutdownTook() time.Duration {
+	return time.Duration(t.shutdownTook.Load())
 }
 
 func (t *Telemetry) shutdown(parent context.Context) error {

@@ -351,9 +351,16 @@ func TestCollectorHangs(t *testing.T) {
 		t.Errorf("counts do not add up: %+v", st)
 	}
 
+	if d := tel.ShutdownTook(); d != 0 {
+		t.Errorf("ShutdownTook before Shutdown = %v, want 0", d)
+	}
 	start := time.Now()
 	err = tel.Shutdown(ctx)
 	t.Logf("Shutdown with the collector hung took %v (timeout %v): %v", time.Since(start), shutdownTimeout, err)
+	// Only the shutdown deadline ends this Shutdown: it took at least that.
+	if d := tel.ShutdownTook(); d < shutdownTimeout || d > time.Since(start) {
+		t.Errorf("ShutdownTook = %v, want between the %v deadline and the %v Shutdown took", d, shutdownTimeout, time.Since(start))
+	}
 	if err == nil || !strings.Contains(err.Error(), strconv.Itoa(n)+" of "+strconv.Itoa(n)+" spans were dropped") {
 		t.Errorf("Shutdown error = %v, want it to report %d of %d spans dropped", err, n, n)
 	}
