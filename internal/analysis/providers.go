@@ -66,38 +66,21 @@ func Placement(requested []string, tl []report.NodeTiming) *report.Placement {
 	})
 
 	if accelerated(requested) {
-		fb := &report.Fallback{ByOpType: []report.FallbackOp{}}
-		byOp := map[string]*report.FallbackOp{}
+		fb := &report.Fallback{}
+		fallback := func(n report.NodeTiming) bool {
+			return n.Provider == CPUProvider && !IsMemcpy(n.OpType) && !shapeOnly(n)
+		}
 		for _, n := range tl {
-			if n.Provider != CPUProvider || IsMemcpy(n.OpType) {
-				continue
-			}
-			if shapeOnly(n) {
+			switch {
+			case fallback(n):
+				fb.Nodes++
+				fb.TimeS += n.SelfS()
+			case n.Provider == CPUProvider && !IsMemcpy(n.OpType):
 				fb.ShapeNodes++
-				continue
 			}
-			fb.Nodes++
-			fb.TimeS += n.SelfS()
-			o := byOp[n.OpType]
-			if o == nil {
-				o = &report.FallbackOp{OpType: n.OpType}
-				byOp[n.OpType] = o
-			}
-			o.Nodes++
-			o.TimeS += n.SelfS()
 		}
 		fb.Share = share(fb.TimeS)
-		for _, o := range byOp {
-			o.Share = share(o.TimeS)
-			fb.ByOpType = append(fb.ByOpType, *o)
-		}
-		sort.Slice(fb.ByOpType, func(i, j int) bool {
-			a, b := fb.ByOpType[i], fb.ByOpType[j]
-			if a.TimeS != b.TimeS {
-				return a.TimeS > b.TimeS
-			}
-			return a.OpType < b.OpType
-		})
+		fb.ByOpType = byOpType(tl, fallback, share)
 		p.Fallback = fb
 	}
 
@@ -151,13 +134,50 @@ func Placement(requested []string, tl []report.NodeTiming) *report.Placement {
 }
 
 // accelerated reports whether a provider other than the CPU was requested.
-func accelerated(requested []string) bool {
+func accelerated(requested []string) bool { return len(accelerators(requested)) > 0 }
+
+// accelerators returns the requested providers other than the CPU, in
+// priority order.
+func accelerators(requested []string) []string {
+	var out []string
 	for _, r := range requested {
 		if r != "" && r != CPUProvider {
-			return true
+			out = append(out, r)
 		}
 	}
-	return false
+	return out
+}
+
+// byOpType totals the nodes of tl that keep selects per op type, with
+// each total's share (share of seconds), most time first, ties by name;
+// never nil.
+func byOpType(tl []report.NodeTiming, keep func(report.NodeTiming) bool, share func(float64) float64) []report.FallbackOp {
+	out := []report.FallbackOp{}
+	at := map[string]int{}
+	for _, n := range tl {
+		if !keep(n) {
+			continue
+		}
+		i, ok := at[n.OpType]
+		if !ok {
+			i = len(out)
+			at[n.OpType] = i
+			out = append(out, report.FallbackOp{OpType: n.OpType})
+		}
+		out[i].Nodes++
+		out[i].TimeS += n.SelfS()
+	}
+	for i := range out {
+		out[i].Share = share(out[i].TimeS)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.TimeS != b.TimeS {
+			return a.TimeS > b.TimeS
+		}
+		return a.OpType < b.OpType
+	})
+	return out
 }
 
 // CopyDirection names the direction of a memory-copy op type:

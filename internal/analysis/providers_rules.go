@@ -27,12 +27,7 @@ func ruleFallback(f *Facts) *report.Finding {
 		return nil
 	}
 	fb := p.Fallback
-	var accel []string
-	for _, r := range f.RequestedProviders {
-		if r != "" && r != CPUProvider {
-			accel = append(accel, r)
-		}
-	}
+	accel := accelerators(f.RequestedProviders)
 	ops := make([]string, 0, len(fb.ByOpType))
 	for i, o := range fb.ByOpType {
 		if i == 8 {
@@ -59,13 +54,20 @@ func ruleFallback(f *Facts) *report.Finding {
 			evText("requested", strings.Join(f.RequestedProviders, ","))},
 		Recommendation: fmt.Sprintf("Check why %s does not take these op types (an unsupported opset, data type or attribute; ONNX Runtime's verbose log names the reason per node) and replace them by supported equivalents, or upgrade the provider; each fallback also costs a copy between devices.", accel[0]),
 	}
-	switch {
-	case fb.Share >= FallbackHighShare:
-		fd.Severity = SeverityHigh
-	case fb.Share >= FallbackMediumShare:
-		fd.Severity = SeverityMedium
-	}
+	fd.Severity = severityByShare(fb.Share, FallbackMediumShare, FallbackHighShare)
 	return fd
+}
+
+// severityByShare is high at a share of operator time of high or more,
+// medium at medium or more, else low.
+func severityByShare(share, medium, high float64) string {
+	switch {
+	case share >= high:
+		return SeverityHigh
+	case share >= medium:
+		return SeverityMedium
+	}
+	return SeverityLow
 }
 
 // ruleMemcpy fires when the run has memory-copy nodes between devices.
@@ -111,12 +113,7 @@ func ruleMemcpy(f *Facts) *report.Finding {
 		Evidence:       evs,
 		Recommendation: rec,
 	}
-	switch {
-	case c.Share >= MemcpyHighShare:
-		fd.Severity = SeverityHigh
-	case c.Share >= MemcpyMediumShare:
-		fd.Severity = SeverityMedium
-	}
+	fd.Severity = severityByShare(c.Share, MemcpyMediumShare, MemcpyHighShare)
 	return fd
 }
 
@@ -133,81 +130,47 @@ func plural(n int, what string) string {
 // them to the next (CUDA). Memcpy nodes and nodes without a recorded
 // provider are not counted.
 func rulePartialOffload(f *Facts) *report.Finding {
-	var accel []string
-	for _, r := range f.RequestedProviders {
-		if r != "" && r != CPUProvider {
-			accel = append(accel, r)
-		}
-	}
-	if len(accel) < 2 {
+	accel := accelerators(f.RequestedProviders)
+	p := Placement(f.RequestedProviders, f.Timeline)
+	if len(accel) < 2 || p == nil || p.TimeS <= 0 {
 		return nil
 	}
-	first := accel[0]
-	var total, lowerT float64
-	nodes, lower := 0, 0
-	byProvider := map[string]int{}
-	byOp := map[string]int{}
-	opTime := map[string]float64{}
-	for _, n := range f.Timeline {
-		self := n.SelfS()
-		total += self
-		nodes++
-		if IsMemcpy(n.OpType) || !slices.Contains(accel[1:], n.Provider) {
-			continue
-		}
-		lower++
-		lowerT += self
-		byProvider[n.Provider]++
-		byOp[n.OpType]++
-		opTime[n.OpType] += self
-	}
-	if lower == 0 || total <= 0 {
+	first, next := accel[0], accel[1:]
+	offloaded := func(n report.NodeTiming) bool { return slices.Contains(next, n.Provider) && !IsMemcpy(n.OpType) }
+	ops := byOpType(f.Timeline, offloaded, func(t float64) float64 { return t / p.TimeS })
+	if len(ops) == 0 {
 		return nil
 	}
-	share := lowerT / total
-	ops := make([]string, 0, len(byOp))
-	for op := range byOp {
-		ops = append(ops, op)
-	}
-	slices.SortFunc(ops, func(a, b string) int {
-		if opTime[a] != opTime[b] {
-			if opTime[a] > opTime[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	listed := make([]string, 0, len(ops))
-	for i, op := range ops {
-		if i == 8 {
+	var nodes int
+	var timeS float64
+	var listed, counts []string
+	for i, o := range ops {
+		nodes += o.Nodes
+		timeS += o.TimeS
+		counts = append(counts, fmt.Sprintf("%d %s", o.Nodes, o.OpType))
+		switch {
+		case i < 8:
+			listed = append(listed, fmt.Sprintf("%s ×%d (%s)", o.OpType, o.Nodes, fmtDur(o.TimeS)))
+		case i == 8:
 			listed = append(listed, fmt.Sprintf("… %d more", len(ops)-8))
-			break
-		}
-		listed = append(listed, fmt.Sprintf("%s ×%d (%s)", op, byOp[op], fmtDur(opTime[op])))
-	}
-	providers := make([]string, 0, len(byProvider))
-	for _, a := range accel[1:] {
-		if byProvider[a] > 0 {
-			providers = append(providers, a)
 		}
 	}
-	fd := &report.Finding{
-		Severity: SeverityLow, Impact: share,
-		Title: fmt.Sprintf("%d of %d nodes ran on %s instead of %s (%s of operator time)", lower, nodes,
+	var providers []string
+	for _, n := range f.Timeline {
+		if offloaded(n) && !slices.Contains(providers, n.Provider) {
+			providers = append(providers, n.Provider)
+		}
+	}
+	share := timeS / p.TimeS
+	return &report.Finding{
+		Severity: severityByShare(share, FallbackMediumShare, FallbackHighShare), Impact: share,
+		Title: fmt.Sprintf("%d of %d nodes ran on %s instead of %s (%s of operator time)", nodes, p.Nodes,
 			strings.Join(providers, " and "), first, pct(share)),
 		Detail: fmt.Sprintf("The session asked for %s first, but it did not take these nodes, and ONNX Runtime gave them to the next provider requested: %s. Each boundary between the two splits the work into smaller pieces (for TensorRT, more and smaller engines).",
 			first, strings.Join(listed, ", ")),
-		Evidence: []report.Evidence{ev("offloaded_nodes", float64(lower), "{node}"), ev("nodes", float64(nodes), "{node}"),
-			ev("offloaded_time_share", share, "1"), ev("offloaded_time", lowerT, "s"), evText("providers", countList(byProvider, 0)),
-			evText("op_types", countList(byOp, 0)), evText("requested", strings.Join(f.RequestedProviders, ","))},
+		Evidence: []report.Evidence{ev("offloaded_nodes", float64(nodes), "{node}"), ev("nodes", float64(p.Nodes), "{node}"),
+			ev("offloaded_time_share", share, "1"), ev("offloaded_time", timeS, "s"), evText("providers", strings.Join(providers, ",")),
+			evText("op_types", strings.Join(counts, ", ")), evText("requested", strings.Join(f.RequestedProviders, ","))},
 		Recommendation: fmt.Sprintf("Read %s's verbose log for why it rejected these nodes (an unsupported op type, data type or dynamic shape; for TensorRT also subgraphs below trt_min_subgraph_size), then replace them by supported equivalents, give static or bounded shapes, or upgrade the provider. If the next provider runs them as fast, this costs only the boundaries.", first),
 	}
-	switch {
-	case share >= FallbackHighShare:
-		fd.Severity = SeverityHigh
-	case share >= FallbackMediumShare:
-		fd.Severity = SeverityMedium
-	}
-	return fd
 }
