@@ -673,18 +673,8 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 		if err != nil {
 			return report.Trial{}, fmt.Errorf("SLA trial at %.4g requests/s: %w", qps, err)
 		}
-		lat := res.latencies()
-		s := stats.Summarize(lat)
-		t := report.Trial{
-			TargetQPS: qps, Planned: res.planned, Completed: len(res.records), WallS: res.wall.Seconds(),
-			P50S: s.P50, P99S: s.P99, SLA: sla.check(lat, res.errors()), Aborted: res.aborted, Hardware: hw,
-		}
-		// The trial passes on the early-stopping verdict, which its size
-		// allows with up to trialAllowance requests over the threshold.
-		t.SLA.Met = t.SLA.Verdict == string(stats.Met) && !res.aborted
-		if t.WallS > 0 {
-			t.AchievedQPS = float64(t.Completed) / t.WallS
-		}
+		t := trialResult(sla, qps, res)
+		t.Hardware = hw
 		verdict := "met"
 		if !t.SLA.Met {
 			verdict = "missed"

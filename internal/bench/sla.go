@@ -169,6 +169,24 @@ func trialPhase(sla SLA, qps float64, trialDuration time.Duration, seed uint64) 
 	}
 }
 
+// trialResult is the report of one SLA trial at rate qps. The trial
+// passes on the early-stopping verdict, which its size allows with up to
+// trialAllowance requests over the threshold, and only if it ran to its
+// end.
+func trialResult(sla SLA, qps float64, res *phaseResult) report.Trial {
+	lat := res.latencies()
+	s := stats.Summarize(lat)
+	t := report.Trial{
+		TargetQPS: qps, Planned: res.planned, Completed: len(res.records), WallS: res.wall.Seconds(),
+		P50S: s.P50, P99S: s.P99, SLA: sla.check(lat, res.errors()), Aborted: res.aborted,
+	}
+	t.SLA.Met = t.SLA.Verdict == string(stats.Met) && !res.aborted
+	if t.WallS > 0 {
+		t.AchievedQPS = float64(t.Completed) / t.WallS
+	}
+	return t
+}
+
 // verdictAllowed is the most violations among n requests that still prove
 // the SLA met at SLAConfidence; -1 when none can.
 func verdictAllowed(sla SLA, n int) int {

@@ -197,9 +197,7 @@ func TestSearchPeakOnQueueingModel(t *testing.T) {
 			if err != nil {
 				return report.Trial{}, err
 			}
-			tr := report.Trial{TargetQPS: qps, SLA: sla.check(res.latencies(), res.errors()), Aborted: res.aborted}
-			tr.SLA.Met = tr.SLA.Verdict == "met" && !res.aborted
-			return tr, nil
+			return trialResult(sla, qps, res), nil
 		}
 		res, err := searchPeak(context.Background(), 50, 0, DefaultMaxTrials, trial)
 		if err != nil {
@@ -423,9 +421,7 @@ func TestSearchPeakOutlastsStalls(t *testing.T) {
 			if err != nil {
 				return report.Trial{}, err
 			}
-			tr := report.Trial{TargetQPS: qps, SLA: sla.check(res.latencies(), res.errors()), Aborted: res.aborted}
-			tr.SLA.Met = tr.SLA.Verdict == "met" && !res.aborted
-			return tr, nil
+			return trialResult(sla, qps, res), nil
 		}
 		res, err := searchPeak(context.Background(), 50, 0, DefaultMaxTrials, trial)
 		if err != nil {
