@@ -77,20 +77,7 @@ func TestWriteGenerationMarkdownGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "generation.md", b.Bytes())
-	// Every table row has as many cells as its header.
-	cols := 0
-	for _, l := range strings.Split(b.String(), "\n") {
-		if !strings.HasPrefix(l, "|") {
-			cols = 0
-			continue
-		}
-		n := strings.Count(strings.ReplaceAll(l, `\|`, ""), "|")
-		if cols == 0 {
-			cols = n
-		} else if n != cols {
-			t.Errorf("row has %d separators, header %d: %s", n, cols, l)
-		}
-	}
+	checkMarkdownTables(t, b.String())
 }
 
 // generationFields are strings every format must show for

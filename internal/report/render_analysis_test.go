@@ -56,22 +56,27 @@ func TestWriteMarkdownSections(t *testing.T) {
 					t.Errorf("markdown lacks %q", w)
 				}
 			}
-			// Every table row has as many cells as its header.
-			lines := strings.Split(b.String(), "\n")
-			cols := 0
-			for _, l := range lines {
-				if !strings.HasPrefix(l, "|") {
-					cols = 0
-					continue
-				}
-				n := strings.Count(strings.ReplaceAll(l, `\|`, ""), "|")
-				if cols == 0 {
-					cols = n
-				} else if n != cols {
-					t.Errorf("row has %d separators, header %d: %s", n, cols, l)
-				}
-			}
+			checkMarkdownTables(t, b.String())
 		})
+	}
+}
+
+// checkMarkdownTables fails t when a Markdown table row has a different
+// number of cells from its header (escaped \| not counted).
+func checkMarkdownTables(t *testing.T, md string) {
+	t.Helper()
+	cols := 0
+	for _, l := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(l, "|") {
+			cols = 0
+			continue
+		}
+		n := strings.Count(strings.ReplaceAll(l, `\|`, ""), "|")
+		if cols == 0 {
+			cols = n
+		} else if n != cols {
+			t.Errorf("row has %d separators, header %d: %s", n, cols, l)
+		}
 	}
 }
 
