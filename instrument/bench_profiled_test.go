@@ -40,13 +40,7 @@ func BenchmarkProfiledRunVAD(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { prof.Close(context.Background()) })
-	dir := b.TempDir()
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		if dir, err = os.MkdirTemp("/dev/shm", "ortel-bench-"); err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { os.RemoveAll(dir) })
-	}
+	dir := profileTempDir(b)
 	ro, err := ort.NewRunOptions()
 	if err != nil {
 		b.Fatal(err)
@@ -115,11 +109,7 @@ func BenchmarkORTProfiledRunVAD(b *testing.B) {
 		b.Skipf("per-run profiling: %v", err)
 	}
 	bare := plain.Unwrap()
-	dir, err := os.MkdirTemp(memoryTempRoot, "ortel-bench-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { os.RemoveAll(dir) })
+	dir := profileTempDir(b)
 	ro, err := ort.NewRunOptions()
 	if err != nil {
 		b.Fatal(err)
@@ -145,4 +135,16 @@ func BenchmarkORTProfiledRunVAD(b *testing.B) {
 			}
 		}
 	}
+}
+
+// profileTempDir is a folder for ORT's profile files where instrument puts
+// its own (memoryTempRoot: /dev/shm on Linux), removed after the benchmark.
+func profileTempDir(b *testing.B) string {
+	b.Helper()
+	dir, err := os.MkdirTemp(memoryTempRoot, "ortel-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
