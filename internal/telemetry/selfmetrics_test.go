@@ -41,43 +41,6 @@ func selfMetrics(t *testing.T, reader *sdkmetric.ManualReader) map[string]map[st
 	return out
 }
 
-// TestSelfMetricsQueueFull: with the collector hung, spans that meet a
-// full queue are exported as ortel.telemetry.spans.dropped{error.type=
-// queue_full}, the same count as Stats; with no spool, nothing is said to
-// be spooled.
-func TestSelfMetricsQueueFull(t *testing.T) {
-	cleanEnv(t)
-	t.Setenv("OTEL_BSP_MAX_QUEUE_SIZE", "64")
-	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "3600000")
-	r := startReceiver(t)
-	r.SetDelay(time.Hour)
-	reader := sdkmetric.NewManualReader()
-	tel, err := Setup(testContext(t), Config{Endpoint: "http://" + r.Endpoint(), ShutdownTimeout: 200 * time.Millisecond,
-		MetricInterval: time.Hour, Readers: []sdkmetric.Reader{reader}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(t.Context())
-	tr := tel.TracerProvider.Tracer("test")
-	for range 2000 {
-		_, s := tr.Start(t.Context(), "op")
-		s.End()
-	}
-	got := selfMetrics(t, reader)
-	st := tel.Stats()
-	if st.SpansQueueFull == 0 {
-		t.Fatalf("no span met a full queue: %+v", st)
-	}
-	if d := got[semconv.OrtelTelemetrySpansDroppedName]; d["queue_full"] != st.SpansQueueFull || d["export_failed"] != st.SpansDropped-st.SpansQueueFull {
-		t.Errorf("%s = %v, want queue_full %d, export_failed %d (Stats %+v)", semconv.OrtelTelemetrySpansDroppedName, d, st.SpansQueueFull, st.SpansDropped-st.SpansQueueFull, st)
-	}
-	for _, name := range []string{semconv.OrtelTelemetrySpansSpooledName, semconv.OrtelTelemetryMetricExportsSpooledName} {
-		if _, ok := got[name]; ok {
-			t.Errorf("%s exported with no spool", name)
-		}
-	}
-}
-
 // TestSelfMetricsSpooled: with the collector down and a spool, the spans
 // and the metric export that failed are counted as spooled, as Stats
 // counts them.

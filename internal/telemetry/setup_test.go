@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/trace"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc/codes"
 
 	"github.com/ortel-dev/ortel/internal/otlpjson"
 	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/semconv"
 )
 
 // cleanEnv unsets every OTEL_* variable of the test process for the test,
@@ -319,7 +321,9 @@ func TestCollectorHangs(t *testing.T) {
 	r.SetDelay(time.Hour)
 	ctx := testContext(t)
 	const shutdownTimeout = 500 * time.Millisecond
-	tel, err := Setup(ctx, Config{Endpoint: "http://" + r.Endpoint(), ShutdownTimeout: shutdownTimeout, MetricInterval: time.Hour})
+	reader := sdkmetric.NewManualReader() // ortel's own telemetry metrics
+	tel, err := Setup(ctx, Config{Endpoint: "http://" + r.Endpoint(), ShutdownTimeout: shutdownTimeout, MetricInterval: time.Hour,
+		Readers: []sdkmetric.Reader{reader}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,6 +353,17 @@ func TestCollectorHangs(t *testing.T) {
 	}
 	if st.SpansEnded != st.SpansExported+st.SpansDropped+st.SpansPending {
 		t.Errorf("counts do not add up: %+v", st)
+	}
+	// The same drops, exported as ortel.telemetry.spans.dropped{error.type=
+	// queue_full}; with no spool, nothing is said to be spooled.
+	self := selfMetrics(t, reader)
+	if d := self[semconv.OrtelTelemetrySpansDroppedName]; d["queue_full"] != st.SpansQueueFull || d["export_failed"] != st.SpansDropped-st.SpansQueueFull {
+		t.Errorf("%s = %v, want queue_full %d, export_failed %d (Stats %+v)", semconv.OrtelTelemetrySpansDroppedName, d, st.SpansQueueFull, st.SpansDropped-st.SpansQueueFull, st)
+	}
+	for _, name := range []string{semconv.OrtelTelemetrySpansSpooledName, semconv.OrtelTelemetryMetricExportsSpooledName} {
+		if _, ok := self[name]; ok {
+			t.Errorf("%s exported with no spool", name)
+		}
 	}
 
 	if d := tel.ShutdownTook(); d != 0 {
