@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ortel-dev/ortel/internal/stats"
 )
@@ -110,6 +111,19 @@ func newGenView(g *Generation) *genView {
 	return v
 }
 
+// stepRows are the KV-cache steps as table rows (after token, cache,
+// added), with a "… N more" row where steps were left out.
+func (v *genView) stepRows() [][]string {
+	var rows [][]string
+	for i, s := range v.Steps {
+		if v.StepsOmitted > 0 && i == v.StepsHalf {
+			rows = append(rows, []string{fmt.Sprintf("… %d more", v.StepsOmitted), "", ""})
+		}
+		rows = append(rows, []string{s.Token, s.Bytes, orDash(s.Added)})
+	}
+	return rows
+}
+
 // percentileOf returns the summary's value for p, one of stats.Percentiles.
 func percentileOf(s stats.Summary, p float64) float64 {
 	switch p {
@@ -171,40 +185,23 @@ func signedBytes(d int64) string {
 func writeGenerationMarkdown(p *printer, g *Generation) {
 	v := newGenView(g)
 	p.f("## Generation\n\n%s.\n\n", mdEsc(v.Heading))
-	p.f("| | runs | min |")
-	for _, n := range v.PctNames {
-		p.f(" %s |", n)
-	}
-	p.f(" max |\n|---|---:|---:|")
-	for range v.PctNames {
-		p.f("---:|")
-	}
-	p.f("---:|\n")
+	head := append(append([]string{"", "runs", "min"}, v.PctNames...), "max")
+	var rows [][]string
 	for _, r := range v.Rows {
-		p.f("| %s | %d | %s |", r.Name, r.Runs, r.Min)
-		for _, c := range r.Pcts {
-			p.f(" %s |", c)
-		}
-		p.f(" %s |\n", r.Max)
+		rows = append(rows, append(append([]string{r.Name, strconv.Itoa(r.Runs), r.Min}, r.Pcts...), r.Max))
 	}
+	mdTable(p, head, rows)
 	p.f("\n")
 	if v.Confidence != "" {
-		p.f("| %s confidence interval |", v.Confidence)
-		for _, n := range v.PctNames {
-			p.f(" %s |", n)
-		}
-		p.f("\n|---|")
-		for range v.PctNames {
-			p.f("---:|")
-		}
-		p.f("\n")
+		rows = rows[:0]
 		for _, r := range v.Rows {
-			p.f("| %s |", r.Name)
+			row := []string{r.Name}
 			for _, c := range r.Intervals {
-				p.f(" %s |", mdEsc(orDash(c)))
+				row = append(row, mdEsc(orDash(c)))
 			}
-			p.f("\n")
+			rows = append(rows, row)
 		}
+		mdTable(p, append([]string{v.Confidence + " confidence interval"}, v.PctNames...), rows)
 		p.f("\nIntervals are distribution-free (order statistics), one value per generation; — above marks a percentile the runs cannot support.\n\n")
 	}
 	p.f("Throughput: %s.  \nKV cache: %s.\n", mdEsc(v.TokensPerS), mdEsc(v.KVCache))
@@ -213,14 +210,18 @@ func writeGenerationMarkdown(p *printer, g *Generation) {
 	}
 	p.f("\n")
 	if len(v.Steps) > 0 {
-		p.f("| after token | KV cache | added |\n|---|---:|---:|\n")
-		for i, s := range v.Steps {
-			if v.StepsOmitted > 0 && i == v.StepsHalf {
-				p.f("| … %d more | | |\n", v.StepsOmitted)
-			}
-			p.f("| %s | %s | %s |\n", s.Token, s.Bytes, orDash(s.Added))
-		}
+		mdTable(p, []string{"after token", "KV cache", "added"}, v.stepRows())
 		p.f("\n")
+	}
+}
+
+// mdTable writes a Markdown table: the header, a separator (the first
+// column left-aligned, the others right-aligned) and the rows, whose cells
+// are written as they are.
+func mdTable(p *printer, head []string, rows [][]string) {
+	p.f("| %s |\n|---|%s\n", strings.Join(head, " | "), strings.Repeat("---:|", len(head)-1))
+	for _, r := range rows {
+		p.f("| %s |\n", strings.Join(r, " | "))
 	}
 }
 

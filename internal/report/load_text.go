@@ -229,11 +229,8 @@ func writeGeneration(w io.Writer, p *printer, g *Generation) {
 		p.f("  KV cache held after each token of the first measured generation\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "  after token\tKV cache\tadded\t\n")
-		for i, s := range v.Steps {
-			if v.StepsOmitted > 0 && i == v.StepsHalf {
-				fmt.Fprintf(tw, "  … %d more\t\t\t\n", v.StepsOmitted)
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", s.Token, s.Bytes, orDash(s.Added))
+		for _, r := range v.stepRows() {
+			fmt.Fprintf(tw, "  %s\t\n", strings.Join(r, "\t"))
 		}
 		tw.Flush()
 	}
