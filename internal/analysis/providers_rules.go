@@ -41,9 +41,9 @@ func ruleFallback(f *Facts) *report.Finding {
 		all[i] = fmt.Sprintf("%s:%d", o.OpType, o.Nodes)
 	}
 	detail := fmt.Sprintf("The session asked for %s, but %s ran on CPUExecutionProvider, %s of operator time: %s.",
-		strings.Join(accel, ", "), plural(fb.Nodes, "node"), fmtDur(fb.TimeS), strings.Join(ops, ", "))
+		strings.Join(accel, ", "), report.Plural(fb.Nodes, "node"), fmtDur(fb.TimeS), strings.Join(ops, ", "))
 	if fb.ShapeNodes > 0 {
-		detail += fmt.Sprintf(" Shape arithmetic (nodes with only int64 outputs), which ONNX Runtime keeps on the CPU on purpose, is not counted: %s.", plural(fb.ShapeNodes, "node"))
+		detail += fmt.Sprintf(" Shape arithmetic (nodes with only int64 outputs), which ONNX Runtime keeps on the CPU on purpose, is not counted: %s.", report.Plural(fb.ShapeNodes, "node"))
 	}
 	fd := &report.Finding{
 		Severity: SeverityLow, Impact: fb.Share,
@@ -83,7 +83,7 @@ func ruleMemcpy(f *Facts) *report.Finding {
 		kinds = append(kinds, fmt.Sprintf("%d %s (%s, %s, %s)", k.Nodes, k.OpType, strings.ReplaceAll(k.Direction, "_", " "), bytesStr(float64(k.Bytes)), fmtDur(k.TimeS)))
 		counts[k.OpType] += k.Nodes
 	}
-	detail := fmt.Sprintf("Per run, %s copy %s between host and device memory: %s.", plural(c.Nodes, "Memcpy node"), bytesStr(float64(c.Bytes)), strings.Join(kinds, "; "))
+	detail := fmt.Sprintf("Per run, %s copy %s between host and device memory: %s.", report.Plural(c.Nodes, "Memcpy node"), bytesStr(float64(c.Bytes)), strings.Join(kinds, "; "))
 	if c.UnknownBytesNodes > 0 {
 		detail += fmt.Sprintf(" The profile gives no size for %d of them.", c.UnknownBytesNodes)
 	}
@@ -115,13 +115,6 @@ func ruleMemcpy(f *Facts) *report.Finding {
 	}
 	fd.Severity = severityByShare(c.Share, MemcpyMediumShare, MemcpyHighShare)
 	return fd
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // rulePartialOffload fires when several accelerator providers were

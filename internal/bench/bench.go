@@ -447,7 +447,7 @@ func (b *bench) openSessions(ctx context.Context, inputNames []string) error {
 	if cfg.Sessions == PerWorkerSessions {
 		n = cfg.Concurrency
 	}
-	cfg.progress("creating %s for %s", plural(n, "session"), rep.Model.Name)
+	cfg.progress("creating %s for %s", report.Plural(n, "session"), rep.Model.Name)
 	for i := 0; i < n; i++ {
 		t0 := time.Now()
 		sess, err := instrument.NewDynamicSession(ctx, cfg.ModelPath, inputNames, b.outNames, opts, b.iopts...)
@@ -633,7 +633,7 @@ func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *rep
 	if a := cfg.Auto; a != nil {
 		p.requests, p.duration, p.until = a.MaxRuns, a.Limit, a.satisfied
 		cfg.progress("measuring: %s scenario, %s, until the p%g interval (95%%) is within %g%% of it, at most %s",
-			cfg.Scenario, plural(cfg.Concurrency, "worker"), a.Percentile, 100*a.Width, a.Limit)
+			cfg.Scenario, report.Plural(cfg.Concurrency, "worker"), a.Percentile, 100*a.Width, a.Limit)
 		return b.measured(ctx, p, exec)
 	}
 	switch {
@@ -647,11 +647,11 @@ func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *rep
 
 // extent describes how long the measured phase lasts.
 func (b *bench) extent(workers int) string {
-	w := plural(workers, "worker")
+	w := report.Plural(workers, "worker")
 	if b.cfg.Duration > 0 {
 		return fmt.Sprintf("%s for %s", w, b.cfg.Duration)
 	}
-	return fmt.Sprintf("%s, %s", w, plural(b.cfg.Runs, "request"))
+	return fmt.Sprintf("%s, %s", w, report.Plural(b.cfg.Runs, "request"))
 }
 
 // search finds the peak server rate meeting the SLA.
@@ -940,13 +940,6 @@ func sessionOptions(cfg Config) (*ort.SessionOptions, error) {
 		return nil, err
 	}
 	return o, nil
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // observeNode feeds a profiled operator to the report and to the caller's

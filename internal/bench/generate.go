@@ -588,7 +588,7 @@ func (b *bench) generation(ctx context.Context) (*report.Report, error) {
 	if cfg.Duration > 0 {
 		p.requests = 0
 	}
-	cfg.progress("measuring: %s", plural(max(cfg.Runs, 0), "generation"))
+	cfg.progress("measuring: %s", report.Plural(max(cfg.Runs, 0), "generation"))
 	res, hw, err := b.measured(ctx, p, exec)
 	if err != nil {
 		return nil, err

@@ -130,7 +130,7 @@ type tuneConfig struct {
 }
 
 func (c tuneConfig) label() string {
-	s := fmt.Sprintf("opt %s, %s, %s", c.opt, plural(c.threads, "thread"), c.mode)
+	s := fmt.Sprintf("opt %s, %s, %s", c.opt, report.Plural(c.threads, "thread"), c.mode)
 	if c.provider != nil {
 		s += ", " + c.provider.Name
 	}
@@ -306,7 +306,7 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 	for _, sk := range t.skipped {
 		rep.Notes = append(rep.Notes, "tuning sweep: execution provider "+sk+": not swept")
 	}
-	cfg.progress("tuning sweep: %s, %d runs each in %d rounds", plural(len(confs), "configuration"), cfg.Runs, rounds)
+	cfg.progress("tuning sweep: %s, %d runs each in %d rounds", report.Plural(len(confs), "configuration"), cfg.Runs, rounds)
 	for i, c := range confs {
 		e := &tuneEntry{cfg: c, row: tuneRow(c)}
 		entries[i] = e

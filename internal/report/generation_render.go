@@ -58,7 +58,7 @@ type genStep struct {
 func newGenView(g *Generation) *genView {
 	v := &genView{
 		Heading: fmt.Sprintf("%s of %s from a %d-token prompt; decoder of %d layers, %d heads × %d, vocabulary %d",
-			plural(g.Generations, "generation"), plural(g.OutputTokens, "token"), g.PromptTokens, g.Layers, g.Heads, g.HeadDim, g.Vocab),
+			Plural(g.Generations, "generation"), Plural(g.OutputTokens, "token"), g.PromptTokens, g.Layers, g.Heads, g.HeadDim, g.Vocab),
 		TokensPerS: fmt.Sprintf("%.1f tokens/s (p50, start to last token); decode %.1f tokens/s (p50, tokens after the first)",
 			g.TokensPerS.P50, g.DecodeTokensPerS.P50),
 		EncoderStates: g.EncoderStates,

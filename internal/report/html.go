@@ -34,7 +34,7 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"pname":    providerName,
 	"dir":      direction,
 	"copyRate": copyRate,
-	"plural":   plural,
+	"plural":   Plural,
 	// roofline levels (roofline_text.go)
 	"aboveRoof": aboveRoof,
 	"roofName":  roofName,

@@ -45,7 +45,7 @@ func writeWarmup(p *printer, wu *Warmup) {
 	p.f("  warm-up runs      %s\n", runs)
 	if wu.Steady {
 		p.f("  steady state      after %s (%s), median %s; seen after %s\n",
-			plural(wu.SteadyAfterRuns, "run"), dur(wu.SteadyS), dur(wu.SteadyMedianS), plural(wu.DetectedAfterRuns, "run"))
+			Plural(wu.SteadyAfterRuns, "run"), dur(wu.SteadyS), dur(wu.SteadyMedianS), Plural(wu.DetectedAfterRuns, "run"))
 	} else {
 		p.f("  steady state      not reached (%d-run windows, medians within %.0f%%)\n", wu.Window, 100*wu.Tolerance)
 	}
@@ -69,7 +69,7 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 	if l.Sessions == "per-worker" {
 		sessions = "a session per worker"
 	}
-	p.f("Load: %s scenario, %s, %s; latency from %s\n", l.Scenario, plural(l.Concurrency, "worker"), sessions, strings.ReplaceAll(l.LatencyFrom, "_", " "))
+	p.f("Load: %s scenario, %s, %s; latency from %s\n", l.Scenario, Plural(l.Concurrency, "worker"), sessions, strings.ReplaceAll(l.LatencyFrom, "_", " "))
 	if l.TargetQPS > 0 {
 		p.f("  target    %.4g requests/s (Poisson arrivals)\n", l.TargetQPS)
 	}
@@ -236,7 +236,8 @@ func writeGeneration(w io.Writer, p *printer, g *Generation) {
 	}
 }
 
-func plural(n int, what string) string {
+// Plural is "1 node" or "3 nodes": n and what, with an s when n is not 1.
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}

@@ -74,7 +74,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	writeTuneMarkdown(p, r.Tune)
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
-		p.f("## Operators\n\n%s (a separate pass), %d nodes per run", plural(o.ProfiledRuns, "profiled run"), o.Nodes)
+		p.f("## Operators\n\n%s (a separate pass), %d nodes per run", Plural(o.ProfiledRuns, "profiled run"), o.Nodes)
 		provs := make([]string, 0, len(o.NodesByProvider))
 		for k, n := range o.NodesByProvider {
 			provs = append(provs, fmt.Sprintf("%s %d", shortProvider(k), n))
@@ -163,7 +163,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 }
 
 func writeHardwareMarkdown(p *printer, h *Hardware) {
-	p.f("## Hardware\n\nSampled every %s over %s (%s).", dur(h.IntervalS), dur(h.WallS), plural(h.Inferences, "run"))
+	p.f("## Hardware\n\nSampled every %s over %s (%s).", dur(h.IntervalS), dur(h.WallS), Plural(h.Inferences, "run"))
 	if c := h.CPU; c != nil {
 		p.f(" Host CPU %.1f%% mean, %.1f%% max of %d CPUs.", 100*c.UtilizationMean, 100*c.UtilizationMax, c.LogicalCPUs)
 	}

@@ -73,10 +73,10 @@ func writePlacementText(p *printer, pl *Placement) {
 		if fb.Nodes == 0 {
 			p.f("  CPU fallback: none")
 		} else {
-			p.f("  CPU fallback: %s, %s (%.1f%% of operator time): %s", plural(fb.Nodes, "node"), dur(fb.TimeS), 100*fb.Share, fb.opList(8))
+			p.f("  CPU fallback: %s, %s (%.1f%% of operator time): %s", Plural(fb.Nodes, "node"), dur(fb.TimeS), 100*fb.Share, fb.opList(8))
 		}
 		if fb.ShapeNodes > 0 {
-			p.f("; %s on the CPU by design, not counted", plural(fb.ShapeNodes, "shape node"))
+			p.f("; %s on the CPU by design, not counted", Plural(fb.ShapeNodes, "shape node"))
 		}
 		p.f("\n")
 	}
@@ -85,7 +85,7 @@ func writePlacementText(p *printer, pl *Placement) {
 		p.f("  memory copies: none\n\n")
 		return
 	}
-	p.f("  memory copies: %s, %s, %s (%.1f%% of operator time)", plural(c.Nodes, "node"), bytesHuman(c.Bytes), dur(c.TimeS), 100*c.Share)
+	p.f("  memory copies: %s, %s, %s (%.1f%% of operator time)", Plural(c.Nodes, "node"), bytesHuman(c.Bytes), dur(c.TimeS), 100*c.Share)
 	if c.UnknownBytesNodes > 0 {
 		p.f("; size unknown for %d", c.UnknownBytesNodes)
 	}
@@ -131,10 +131,10 @@ func writePlacementMarkdown(p *printer, pl *Placement) {
 		if fb.Nodes == 0 {
 			p.f("CPU fallback: none.")
 		} else {
-			p.f("CPU fallback: %s, %s (%.1f%% of operator time): %s.", plural(fb.Nodes, "node"), dur(fb.TimeS), 100*fb.Share, mdEsc(fb.opList(0)))
+			p.f("CPU fallback: %s, %s (%.1f%% of operator time): %s.", Plural(fb.Nodes, "node"), dur(fb.TimeS), 100*fb.Share, mdEsc(fb.opList(0)))
 		}
 		if fb.ShapeNodes > 0 {
-			p.f(" Shape arithmetic on the CPU by design, not counted: %s.", plural(fb.ShapeNodes, "node"))
+			p.f(" Shape arithmetic on the CPU by design, not counted: %s.", Plural(fb.ShapeNodes, "node"))
 		}
 		p.f("\n\n")
 	}
@@ -143,7 +143,7 @@ func writePlacementMarkdown(p *printer, pl *Placement) {
 		p.f("Memory copies: none.\n\n")
 		return
 	}
-	p.f("Memory copies: %s, %s, %s (%.1f%% of operator time).\n\n", plural(c.Nodes, "node"), bytesHuman(c.Bytes), dur(c.TimeS), 100*c.Share)
+	p.f("Memory copies: %s, %s, %s (%.1f%% of operator time).\n\n", Plural(c.Nodes, "node"), bytesHuman(c.Bytes), dur(c.TimeS), 100*c.Share)
 	p.f("| copy | direction | provider | nodes | bytes | time | share | rate |\n|---|---|---|---:|---:|---:|---:|---:|\n")
 	for _, k := range c.ByKind {
 		p.f("| %s | %s | %s | %d | %s | %s | %.1f%% | %s |\n", mdEsc(k.OpType), direction(k.Direction), mdEsc(providerName(k.Provider)), k.Nodes,

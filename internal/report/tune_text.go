@@ -19,7 +19,7 @@ func writeTuneText(w io.Writer, p *printer, t *Tune) {
 	}
 	p.f("\n")
 	p.f("Tuning sweep (%s, %d runs each in %d interleaved rounds; p50 with its 95%% order-statistic interval)\n",
-		plural(len(t.Rows), "configuration"), t.RunsPerConfig, t.Rounds)
+		Plural(len(t.Rows), "configuration"), t.RunsPerConfig, t.Rounds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  #\tconfiguration\tp50 [95%% interval]\tp99\truns/s\tsession creation\t\n")
 	for i, r := range t.Rows {
@@ -58,7 +58,7 @@ func writeTuneText(w io.Writer, p *printer, t *Tune) {
 				verb = "overlaps"
 			}
 			p.f("  runner-up %s: p50 %s; the intervals overlap: the best is not distinguishable from it (%s %s the best; more --runs narrow the intervals)\n",
-				r.Label, IntervalText(r.P50), plural(len(t.TiedWith), "configuration"), verb)
+				r.Label, IntervalText(r.P50), Plural(len(t.TiedWith), "configuration"), verb)
 		}
 	}
 	if t.Command != "" {
