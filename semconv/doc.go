@@ -28,4 +28,4 @@
 // The package uses the OpenTelemetry metric API only, never the SDK.
 package semconv
 
-//go:generate go run ./internal/gen -registry registry -go . -docs ../docs/metrics.md
+//go:generate go run ./internal/gen -registry registry -go . -docs ../docs/metrics.md -receivers ../receivers

@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // every output with testdata/golden. Run `go test -update` to accept a
 // deliberate change.
 func TestGolden(t *testing.T) {
-	files, err := Generate(os.DirFS("testdata"), "registry", Output{GoDir: "go", DocsFile: "docs/metrics.md"})
+	files, err := Generate(os.DirFS("testdata"), "registry", Output{GoDir: "go", DocsFile: "docs/metrics.md", ReceiversDir: "receivers"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestGolden(t *testing.T) {
 // TestGeneratedHeader checks that every output starts with the
 // DO-NOT-EDIT line that Go tooling recognises.
 func TestGeneratedHeader(t *testing.T) {
-	files, err := Generate(os.DirFS("testdata"), "registry", Output{GoDir: "go", DocsFile: "docs/metrics.md"})
+	files, err := Generate(os.DirFS("testdata"), "registry", Output{GoDir: "go", DocsFile: "docs/metrics.md", ReceiversDir: "receivers"})
 	if err != nil {
 		t.Fatal(err)
 	}
