@@ -4,19 +4,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
-	"github.com/ortel-dev/ortel/semconv"
 )
-
-// metricNames lists every metric the receiver can emit.
-var metricNames = []string{
-	semconv.SystemCPUTimeName,
-	semconv.SystemCPUUtilizationName,
-	semconv.SystemCPUFrequencyName,
-	semconv.SystemCPULogicalCountName,
-	semconv.OrtelSystemContextSwitchesName,
-	semconv.OrtelSystemInterruptsName,
-	semconv.OrtelSystemLoadAverageName,
-}
 
 // config holds what the options set: defaults first, then the environment,
 // then the options.

@@ -4,20 +4,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
-	"github.com/ortel-dev/ortel/semconv"
 )
-
-// metricNames lists every metric the receiver can emit.
-var metricNames = []string{
-	semconv.SystemMemoryUsageName,
-	semconv.SystemMemoryLimitName,
-	semconv.SystemMemoryUtilizationName,
-	semconv.SystemMemoryLinuxAvailableName,
-	semconv.SystemPagingUsageName,
-	semconv.SystemPagingUtilizationName,
-	semconv.SystemPagingFaultsName,
-	semconv.SystemPagingOperationsName,
-}
 
 // config holds what the options set: defaults first, then the environment,
 // then the options.

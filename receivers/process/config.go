@@ -6,21 +6,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
-	"github.com/ortel-dev/ortel/semconv"
 )
-
-// metricNames lists every metric the receiver can emit.
-var metricNames = []string{
-	semconv.ProcessCPUTimeName,
-	semconv.ProcessCPUUtilizationName,
-	semconv.ProcessMemoryUsageName,
-	semconv.ProcessMemoryVirtualName,
-	semconv.ProcessThreadCountName,
-	semconv.ProcessContextSwitchesName,
-	semconv.ProcessPagingFaultsName,
-	semconv.ProcessUnixFileDescriptorCountName,
-	semconv.ProcessDiskIOName,
-}
 
 // config holds what the options set: defaults first, then the environment,
 // then the options.
