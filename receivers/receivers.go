@@ -4,6 +4,11 @@
 //
 //   - it uses the OpenTelemetry metric API only, with the names of the
 //     semconv registry (docs/metrics.md);
+//   - what it emits is its generated Metrics table (metrics_gen.go, written
+//     by `go generate ./...` from the registry, where each metric's
+//     annotations.ortel.source names the receiver's package): WithMetric
+//     and WithAllMetrics choose from it, a metric the table lacks cannot be
+//     created, and a test checks the receiver emits exactly the table;
 //   - New probes the hardware at construction. When the source is absent
 //     (no RAPL zones, no NVIDIA driver, no PMU in a VM, no permission) it
 //     registers nothing and returns an error matching ErrUnsupported that
