@@ -39,7 +39,7 @@ func AssertTable(t testing.TB, got map[string]metricdata.Metrics, table []receiv
 			t.Errorf("%s: unit %q, description %q; the table says %q, %q", want.Name, m.Unit, m.Description, want.Unit, want.Description)
 		}
 		seen := map[attribute.Key]bool{}
-		sets := pointAttributes(m.Data)
+		sets := PointAttributes(m)
 		if len(sets) == 0 {
 			t.Errorf("%s: no points", want.Name)
 		}
@@ -98,10 +98,11 @@ func dataKind(d metricdata.Aggregation) string {
 	return "unknown"
 }
 
-// pointAttributes returns the attribute set of every point of d.
-func pointAttributes(d metricdata.Aggregation) []attribute.Set {
+// PointAttributes returns the attribute set of every point of m, whatever
+// its kind of data.
+func PointAttributes(m metricdata.Metrics) []attribute.Set {
 	var out []attribute.Set
-	switch v := d.(type) {
+	switch v := m.Data.(type) {
 	case metricdata.Sum[int64]:
 		for _, p := range v.DataPoints {
 			out = append(out, p.Attributes)
