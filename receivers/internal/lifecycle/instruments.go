@@ -71,4 +71,4 @@ func (in *Instruments) Err(source string) error {
 	return fmt.Errorf("%s: %w", source, errors.Join(in.errs...))
 }
 
-var errNotInTable = errors.New("not one of this receiver's metrics in semconv/registry: add the receiver's package to the metric's annotations.ortel.source and run go generate ./...")
+var errNotInTable = errors.New("not one of this receiver's metrics: semconv/registry does not name the receiver's package in the metric's annotations.ortel.source (add it there, then run go generate ./...)")
