@@ -127,3 +127,27 @@ func TestGenerateStopsOnLoadError(t *testing.T) {
 		t.Fatal("Generate accepted broken YAML")
 	}
 }
+
+// FuzzGenerate feeds arbitrary YAML as one file of a registry beside valid
+// attributes and checks that Generate, from parsing to rendering every
+// output (receiver tables included), returns files or an error and never
+// panics.
+func FuzzGenerate(f *testing.F) {
+	for _, p := range []string{"testdata/registry/ortel/metrics.yaml", "testdata/registry/upstream/hw.yaml"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(metricsFile(metricDef{ortel: "        source: [receivers/cpu, receivers/nvml]\n        default_enabled: true\n" +
+		"        source_attributes:\n          receivers/nvml: [ortel.test.name]\n"})))
+	f.Add([]byte("groups:\n  - id: points.receivers.cpu\n    type: attribute_group\n    brief: B.\n    annotations:\n      ortel:\n        source: receivers/cpu\n    attributes:\n      - ref: ortel.test.name\n        requirement_level: required\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fsys := testFS(map[string]string{"attrs.yaml": baseAttrs, "fuzz.yaml": string(data)})
+		files, err := Generate(fsys, "registry", Output{GoDir: "go", DocsFile: "docs/metrics.md", ReceiversDir: "receivers"})
+		if err == nil && len(files) < 4 {
+			t.Fatalf("no error, but only %d files", len(files))
+		}
+	})
+}
