@@ -37,12 +37,12 @@ func writeCISequence(t *testing.T, dir string, seed uint64, runs []ciRun) []stri
 		}
 		s := stats.Summarize(xs)
 		rep := &report.Report{SchemaVersion: report.SchemaVersion, Tool: report.Tool{Name: "ortel", Version: "test"},
-			CreatedAt: time.Date(2026, 11, 2, 9, i, 0, 0, time.UTC),
-			Host:      report.Host{Hostname: "ci-runner", OS: "linux", Arch: "amd64", CPUModel: "Test CPU", LogicalCPUs: 2},
-			Runtime:   report.Runtime{ORTVersion: r.ort, Providers: []string{"CPUExecutionProvider"}},
-			Model:     report.Model{Name: "vad", SHA256: "f00d", Inputs: []report.Tensor{{Name: "input", Type: "float", Shape: []int64{1, 512}}}},
-			Config:    report.Config{Runs: 200, Batch: 1, Session: &report.SessionOptions{OptLevel: "all", ExecutionMode: "sequential"}},
-			Latency:   report.Latency{Summary: s, Samples: xs},
+			CreatedAt:  time.Date(2026, 11, 2, 9, i, 0, 0, time.UTC),
+			Host:       report.Host{Hostname: "ci-runner", OS: "linux", Arch: "amd64", CPUModel: "Test CPU", LogicalCPUs: 2},
+			Runtime:    report.Runtime{ORTVersion: r.ort, Providers: []string{"CPUExecutionProvider"}},
+			Model:      report.Model{Name: "vad", SHA256: "f00d", Inputs: []report.Tensor{{Name: "input", Type: "float", Shape: []int64{1, 512}}}},
+			Config:     report.Config{Runs: 200, Batch: 1, Session: &report.SessionOptions{OptLevel: "all", ExecutionMode: "sequential"}},
+			Latency:    report.Latency{Summary: s, Samples: xs},
 			Throughput: report.Throughput{RunsPerS: 1 / s.Mean, ItemsPerS: 1 / s.Mean},
 		}
 		p := filepath.Join(dir, fmt.Sprintf("%02d", i), "report.json")
