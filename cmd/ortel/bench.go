@@ -120,6 +120,8 @@ Flags:
                       at most 1000)
   --out DIR           output folder (default ortel-out/MODEL-TIME)
   --model-name NAME   onnxruntime.model.name in telemetry (default: file name)
+  --history DB        record the run in a history (a SQLite file or a postgres://
+                      URL; default: ORTEL_HISTORY): see ortel help history
   --seed N            seed of the random input data (default 1)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
@@ -178,6 +180,7 @@ type benchFlags struct {
 	warmup, batch, scenario, sessions string
 	sla                               string
 	out, name, endpoint, format       string
+	history                           string
 	quiet, noHardware                 bool
 	analysis                          analysisFlags
 	hwInterval                        time.Duration
@@ -229,6 +232,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.profileOnDemand, "profile-on-demand", 10, "")
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.name, "model-name", "", "")
+	fs.StringVar(&f.history, "history", os.Getenv("ORTEL_HISTORY"), "")
 	deprecate(fs, "name", "--model-name NAME", false, func(v string) error { f.name = v; return nil })
 	fs.Uint64Var(&f.seed, "seed", 1, "")
 	fs.StringVar(&f.endpoint, "otlp-endpoint", "", "")
@@ -534,6 +538,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)
+	}
+	if err := recordHistory(ctx, e, f.history, rep); err != nil {
+		return err
 	}
 	ui.hold(ctx, e, "bench", rep)
 	// The report is out; telemetry that did not leave makes the exit
