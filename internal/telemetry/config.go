@@ -46,6 +46,10 @@ const (
 const (
 	ProtocolGRPC = "grpc"
 	ProtocolHTTP = "http/protobuf"
+	// ProtocolHTTPJSON is OTLP/HTTP with JSON bodies, for both signals.
+	// The official metric exporter has no JSON encoding: ortel's
+	// re-encodes its requests (see jsonTransport).
+	ProtocolHTTPJSON = "http/json"
 )
 
 // Defaults.
@@ -147,11 +151,11 @@ type Exporter struct {
 	// Kind is KindOTLP, KindFile, KindConsole or KindNone. The fields
 	// below are set for KindOTLP only.
 	Kind string
-	// Protocol is ProtocolGRPC or ProtocolHTTP.
+	// Protocol is ProtocolGRPC, ProtocolHTTP or ProtocolHTTPJSON.
 	Protocol string
 	// Endpoint is "host:port"; "" when the signal is not sent over OTLP.
 	Endpoint string
-	// URLPath is the path posted to over http/protobuf, such as
+	// URLPath is the path posted to over OTLP/HTTP, such as
 	// "/v1/traces"; "" over gRPC.
 	URLPath string
 	// Insecure is true for plaintext, false for TLS.
@@ -169,6 +173,9 @@ type Exporter struct {
 	Compression string
 
 	tls *tls.Config // built by Resolve from the files above; nil for plaintext
+	// endpointVar and protocolVar name where the endpoint and the protocol
+	// came from, for the hints of failed exports ("" for the default).
+	endpointVar, protocolVar string
 }
 
 // Resolved is a Config with the environment applied and defaults filled
@@ -196,7 +203,7 @@ type Resolved struct {
 	Timeout                                        time.Duration
 	Compression                                    string
 	// Protocol is the generic OTLP transport (OTEL_EXPORTER_OTLP_PROTOCOL):
-	// ProtocolGRPC or ProtocolHTTP. Each signal's is in Traces.Protocol
+	// ProtocolGRPC, ProtocolHTTP or ProtocolHTTPJSON. Each signal's is in Traces.Protocol
 	// and Metrics.Protocol.
 	Protocol string
 	// Sampler says which spans are recorded (OTEL_TRACES_SAMPLER and

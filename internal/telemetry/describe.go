@@ -74,12 +74,8 @@ func (x Exporter) describe(signal, file string) string {
 		return fmt.Sprintf("appended to %s as OTLP/JSON lines", file)
 	}
 	var b strings.Builder
-	if x.Protocol == ProtocolHTTP {
-		scheme := "https"
-		if x.Insecure {
-			scheme = "http"
-		}
-		fmt.Fprintf(&b, "otlp http/protobuf, POST %s://%s%s", scheme, x.Endpoint, x.URLPath)
+	if isHTTP(x.Protocol) {
+		fmt.Fprintf(&b, "otlp %s, POST %s", x.Protocol, x.url())
 	} else {
 		fmt.Fprintf(&b, "otlp grpc to %s", x.Endpoint)
 	}
@@ -115,12 +111,17 @@ func (x Exporter) Where() string {
 	case KindFile:
 		return "a file"
 	}
-	if x.Protocol == ProtocolHTTP {
-		scheme := "https"
-		if x.Insecure {
-			scheme = "http"
-		}
-		return scheme + "://" + x.Endpoint + x.URLPath
+	if isHTTP(x.Protocol) {
+		return x.url()
 	}
 	return "grpc " + x.Endpoint
+}
+
+// url is where an OTLP/HTTP exporter posts: scheme://host:port/path.
+func (x Exporter) url() string {
+	scheme := "https"
+	if x.Insecure {
+		scheme = "http"
+	}
+	return scheme + "://" + x.Endpoint + x.URLPath
 }

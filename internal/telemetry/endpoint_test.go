@@ -13,13 +13,16 @@ func TestParseEndpoint(t *testing.T) {
 		wantErr              string
 	}{
 		{in: "http://collector:4317", hostPort: "collector:4317", scheme: "http"},
-		{in: "https://collector", hostPort: "collector:4317", scheme: "https"},
+		{in: "https://collector", hostPort: "collector:443", scheme: "https"},
+		{in: "http://collector", hostPort: "collector:80", scheme: "http"},
+		{in: "http://collector/", hostPort: "collector:80", scheme: "http"},
 		{in: "https://collector:443/", hostPort: "collector:443", scheme: "https"},
 		{in: "collector:4317", hostPort: "collector:4317"},
 		{in: "collector", hostPort: "collector:4317"},
 		{in: "[::1]:4317", hostPort: "[::1]:4317"},
 		{in: "::1", hostPort: "[::1]:4317"},
-		{in: "http://[::1]", hostPort: "[::1]:4317", scheme: "http"},
+		{in: "http://[::1]", hostPort: "[::1]:80", scheme: "http"},
+		{in: "https://[2001:db8::1]", hostPort: "[2001:db8::1]:443", scheme: "https"},
 		{in: "http://c:4318/v1/traces", hostPort: "c:4318", scheme: "http", notes: 1},
 		{in: "https://u:p@c:4317/x", hostPort: "c:4317", scheme: "https", notes: 2},
 		{in: "unix:///tmp/otel.sock", wantErr: `scheme "unix" is not supported`},

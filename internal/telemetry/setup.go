@@ -194,7 +194,7 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 		}
 		metricExp = fileMetricExporter{sink: s}
 	case KindOTLP:
-		if r.Metrics.Protocol == ProtocolHTTP {
+		if isHTTP(r.Metrics.Protocol) {
 			metricExp, err = otlpmetrichttp.New(ctx, metricHTTPOptions(r.Metrics)...)
 		} else {
 			metricExp, err = otlpmetricgrpc.New(ctx, metricOptions(r.Metrics)...)
@@ -202,6 +202,7 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 		if err != nil {
 			return nil, nil, fmt.Errorf("telemetry: OTLP metric exporter for %s: %w", r.Metrics.Endpoint, err)
 		}
+		metricExp = explainingMetricExporter{Exporter: metricExp, x: r.Metrics}
 	}
 	return spanExp, metricExp, nil
 }
@@ -250,6 +251,10 @@ func traceHTTPOptions(x Exporter) []otlptracehttp.Option {
 		otlptracehttp.WithHeaders(copyHeaders(x.Headers)),
 		otlptracehttp.WithTimeout(x.Timeout),
 		otlptracehttp.WithCompression(otlptracehttp.NoCompression),
+		otlptracehttp.WithEncoding(otlptracehttp.EncodingProtobuf),
+	}
+	if x.Protocol == ProtocolHTTPJSON {
+		opts = append(opts, otlptracehttp.WithEncoding(otlptracehttp.EncodingJSON))
 	}
 	if x.Insecure {
 		opts = append(opts, otlptracehttp.WithInsecure())
@@ -273,7 +278,12 @@ func metricHTTPOptions(x Exporter) []otlpmetrichttp.Option {
 	}
 	if x.Insecure {
 		opts = append(opts, otlpmetrichttp.WithInsecure())
-	} else {
+	}
+	switch {
+	case x.Protocol == ProtocolHTTPJSON:
+		// The client carries x's TLS and re-encodes each request as JSON.
+		opts = append(opts, otlpmetrichttp.WithHTTPClient(metricHTTPClient(x)))
+	case !x.Insecure:
 		opts = append(opts, otlpmetrichttp.WithTLSClientConfig(x.tlsConfig()))
 	}
 	if x.Compression == compressionGzip {
