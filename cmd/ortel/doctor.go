@@ -68,8 +68,8 @@ type doctorReport struct {
 	OTLP    []string          `json:"otlp"`
 	// Commands says, per command that exports telemetry, where it goes
 	// with its default flags: folder, files or endpoints, interval, spool.
-	Commands []doctorCmd `json:"commands"`
-	Models   []doctorModel   `json:"models"`
+	Commands []doctorCmd   `json:"commands"`
+	Models   []doctorModel `json:"models"`
 }
 
 type doctorCmd struct {

@@ -195,7 +195,9 @@ func startRecorder(cert tls.Certificate, clientCAs *x509.CertPool) (*recorder, e
 	}
 	go func() { _ = r.grpcSrv.Serve(r.grpcConn) }()
 	go func() { _ = r.srv.Serve(r.httpConn) }()
-	go func() { _ = (&http.Server{Handler: http.HandlerFunc(r.serveProxy), ReadHeaderTimeout: 10 * time.Second}).Serve(lis) }()
+	go func() {
+		_ = (&http.Server{Handler: http.HandlerFunc(r.serveProxy), ReadHeaderTimeout: 10 * time.Second}).Serve(lis)
+	}()
 	return r, nil
 }
 
