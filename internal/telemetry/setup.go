@@ -22,7 +22,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/ortel-dev/ortel/internal/spanbatch"
+	"github.com/ortel-dev/ortel/instrument/spanbatch"
 )
 
 // Telemetry is a configured TracerProvider and MeterProvider with their
@@ -97,15 +97,16 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	if spanExp != nil {
 		cse := &countingSpanExporter{next: spanExp, stats: t.stats, abort: abortCtx, done: make(chan struct{}), spooling: t.spools[0] != nil}
 		t.exportersDone = append(t.exportersDone, cse.done)
-		// spanbatch, not the SDK's batcher: the SDK's wakes its goroutine
-		// for every span, which next to a short Run costs more CPU than the
-		// span (issue 11: +47% vs +10% per traced Silero VAD Run).
-		bsp := spanbatch.New(cse, spanbatch.Options{
-			MaxQueueSize:       r.SpanQueueSize + queueSlack,
-			MaxExportBatchSize: r.SpanBatchSize,
-			ScheduleDelay:      r.SpanScheduleDelay,
-			ExportTimeout:      r.SpanExportTimeout,
-		})
+		// instrument/spanbatch, not the SDK's batcher: the SDK's wakes its
+		// goroutine for every span, which next to a short Run costs more
+		// CPU than the span (docs/sdk-batcher-wakeups.md). Every option is
+		// passed, so Resolved (ortel's defaults, OTEL_BSP_*) is what runs.
+		bsp := spanbatch.New(cse,
+			spanbatch.WithMaxQueueSize(r.SpanQueueSize+queueSlack),
+			spanbatch.WithMaxExportBatchSize(r.SpanBatchSize),
+			spanbatch.WithBatchTimeout(r.SpanScheduleDelay),
+			spanbatch.WithExportTimeout(r.SpanExportTimeout),
+		)
 		tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(&countingProcessor{next: bsp, stats: t.stats, limit: int64(r.SpanQueueSize)}))
 	}
 	t.TracerProvider = sdktrace.NewTracerProvider(tpOpts...)
