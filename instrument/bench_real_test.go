@@ -80,6 +80,36 @@ func otlpTracerProvider(b *testing.B, endpoint string, ours bool) *sdktrace.Trac
 	return tp
 }
 
+// tracedSides is one ORT session wrapped three ways: no-op providers, the
+// SDK's BatchSpanProcessor and spanbatch, both exporting over OTLP/gRPC to
+// one endpoint. Every side runs the same session (closed once): two
+// sessions of one model differ by more than a span costs.
+type tracedSides struct {
+	bare            *ort.DynamicAdvancedSession
+	noop, sdk, ours *DynamicSession
+	tpSDK, tpOurs   *sdktrace.TracerProvider
+	mp              *sdkmetric.MeterProvider
+	in, out         []ort.Value
+}
+
+func newTracedSides(b *testing.B, open func(*testing.B, ...Option) (*DynamicSession, []ort.Value, []ort.Value), endpoint string) tracedSides {
+	var sd tracedSides
+	sd.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	sd.tpSDK = otlpTracerProvider(b, endpoint, false)
+	sd.tpOurs = otlpTracerProvider(b, endpoint, true)
+	sd.noop, sd.in, sd.out = open(b, WithTracerProvider(noop.NewTracerProvider()))
+	sd.bare = sd.noop.Unwrap()
+	name := WithModelName(sd.noop.ModelName())
+	var err error
+	if sd.sdk, err = WrapDynamic(sd.bare, name, WithTracerProvider(sd.tpSDK), WithMeterProvider(sd.mp)); err != nil {
+		b.Fatal(err)
+	}
+	if sd.ours, err = WrapDynamic(sd.bare, name, WithTracerProvider(sd.tpOurs), WithMeterProvider(sd.mp)); err != nil {
+		b.Fatal(err)
+	}
+	return sd
+}
+
 // vadSession opens Silero VAD, one intra-op thread, with its inputs.
 func vadSession(b *testing.B, opts ...Option) (*DynamicSession, []ort.Value, []ort.Value) {
 	testenv.RequireORT(b)
@@ -192,30 +222,16 @@ func tracedRun(b *testing.B, open func(*testing.B, ...Option) (*DynamicSession, 
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { r.Close() })
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	tpSDK := otlpTracerProvider(b, r.Endpoint(), false)
-	tpOurs := otlpTracerProvider(b, r.Endpoint(), true)
-	// Every side runs the same ORT session (wrapped three times, closed
-	// once): two sessions of one model differ by more than a span costs.
-	sNoop, in, out := open(b, WithTracerProvider(noop.NewTracerProvider()))
-	bare := sNoop.Unwrap()
-	name := WithModelName(sNoop.ModelName())
-	sSDK, err := WrapDynamic(bare, name, WithTracerProvider(tpSDK), WithMeterProvider(mp))
-	if err != nil {
-		b.Fatal(err)
-	}
-	sOurs, err := WrapDynamic(bare, name, WithTracerProvider(tpOurs), WithMeterProvider(mp))
-	if err != nil {
-		b.Fatal(err)
-	}
-	flSDK := newFloor(b, tpSDK, mp, sSDK)
-	flOurs := newFloor(b, tpOurs, mp, sOurs)
+	sd := newTracedSides(b, open, r.Endpoint())
+	bare, in, out := sd.bare, sd.in, sd.out
+	flSDK := newFloor(b, sd.tpSDK, sd.mp, sd.sdk)
+	flOurs := newFloor(b, sd.tpOurs, sd.mp, sd.ours)
 	ctx := context.Background()
 	res := interleaveCPU(b, block, rounds, []func(){
 		func() { bare.Run(in, out) },
-		func() { sNoop.Run(ctx, in, out) },
-		func() { sSDK.Run(ctx, in, out) },
-		func() { sOurs.Run(ctx, in, out) },
+		func() { sd.noop.Run(ctx, in, out) },
+		func() { sd.sdk.Run(ctx, in, out) },
+		func() { sd.ours.Run(ctx, in, out) },
 		func() { bare.Run(in, out); flSDK.once(ctx) },
 		func() { bare.Run(in, out); flOurs.once(ctx) },
 	})
@@ -243,28 +259,14 @@ func tracedRun(b *testing.B, open func(*testing.B, ...Option) (*DynamicSession, 
 // the bare Run, no-op providers, the public spanbatch processor, the SDK's
 // BatchSpanProcessor. The load average is logged before and after.
 func BenchmarkTracedRunVADCollector(b *testing.B) {
-	endpoint := startCollector(b)
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	tpOurs := otlpTracerProvider(b, endpoint, true)
-	tpSDK := otlpTracerProvider(b, endpoint, false)
-	sNoop, in, out := vadSession(b, WithTracerProvider(noop.NewTracerProvider()))
-	bare := sNoop.Unwrap()
-	name := WithModelName(sNoop.ModelName())
-	sOurs, err := WrapDynamic(bare, name, WithTracerProvider(tpOurs), WithMeterProvider(mp))
-	if err != nil {
-		b.Fatal(err)
-	}
-	sSDK, err := WrapDynamic(bare, name, WithTracerProvider(tpSDK), WithMeterProvider(mp))
-	if err != nil {
-		b.Fatal(err)
-	}
+	sd := newTracedSides(b, vadSession, startCollector(b))
 	ctx := context.Background()
 	load0 := loadAverage()
 	res := interleaveCPU(b, 200, max(b.N, 9), []func(){
-		func() { bare.Run(in, out) },
-		func() { sNoop.Run(ctx, in, out) },
-		func() { sOurs.Run(ctx, in, out) },
-		func() { sSDK.Run(ctx, in, out) },
+		func() { sd.bare.Run(sd.in, sd.out) },
+		func() { sd.noop.Run(ctx, sd.in, sd.out) },
+		func() { sd.ours.Run(ctx, sd.in, sd.out) },
+		func() { sd.sdk.Run(ctx, sd.in, sd.out) },
 	})
 	b.Logf("load average before %s, after %s", load0, loadAverage())
 	base := res[0]

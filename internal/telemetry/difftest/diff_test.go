@@ -3,8 +3,9 @@ package difftest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -367,17 +368,13 @@ func fields(w wire) map[string]string {
 func compare(t *testing.T, sdk, ours map[string]wire, differs []diff) {
 	t.Helper()
 	signals := map[string]bool{}
-	for s := range sdk {
+	for s := range maps.Keys(sdk) {
 		signals[s] = true
 	}
-	for s := range ours {
+	for s := range maps.Keys(ours) {
 		signals[s] = true
 	}
-	var names []string
-	for s := range signals {
-		names = append(names, s)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(signals))
 	for _, s := range names {
 		a, okA := sdk[s]
 		b, okB := ours[s]
