@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"net"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -90,13 +91,18 @@ func FuzzParseEndpoint(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		for _, p := range []string{ProtocolGRPC, ProtocolHTTP} {
+		for _, p := range []string{ProtocolGRPC, ProtocolHTTP, ProtocolHTTPJSON} {
 			ep, err := parseEndpoint(raw, p)
 			if err != nil {
 				continue
 			}
-			if _, _, err := net.SplitHostPort(ep.hostPort); err != nil {
+			_, port, err := net.SplitHostPort(ep.hostPort)
+			if err != nil {
 				t.Fatalf("parseEndpoint(%q, %s) = %q, not host:port: %v", raw, p, ep.hostPort, err)
+			}
+			// A URL without a port takes its scheme's, whatever the protocol.
+			if u, err := url.Parse(raw); err == nil && strings.Contains(raw, "://") && u.Port() == "" && port != schemePort(ep.scheme) {
+				t.Fatalf("parseEndpoint(%q, %s) port %s, want the %s scheme's %s", raw, p, port, ep.scheme, schemePort(ep.scheme))
 			}
 			if p == ProtocolGRPC && ep.path != "" {
 				t.Fatalf("gRPC endpoint %q kept path %q", raw, ep.path)

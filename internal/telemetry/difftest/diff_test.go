@@ -158,6 +158,10 @@ func rows() []row {
 		// Protocol per signal.
 		row{name: "traces grpc, metrics http/protobuf", env: env(endpoint, "https://"+hostName, tProtocol, grpcProto, mProtocol, httpProto)},
 		row{name: "traces http/json, metrics grpc", env: env(endpoint, "https://"+hostName+":4443", tProtocol, jsonProto, mProtocol, grpcProto)},
+		row{name: "upper-case GRPC", env: env(endpoint, "https://"+hostName+":4443", protocol, "GRPC"),
+			// The official exporters take an unknown value as http/protobuf.
+			differs: []diff{{"traces", "protocol", grpcProto}, {"traces", "path", "/opentelemetry.proto.collector.trace.v1.TraceService/Export"},
+				{"metrics", "protocol", grpcProto}, {"metrics", "path", "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export"}}},
 		row{name: "signal protocol overrides the generic", env: env(endpoint, "https://"+hostName, protocol, grpcProto, mProtocol, httpProto)},
 		row{name: "no protocol set: ortel's default is grpc", env: env(endpoint, "https://"+hostName+":4443"),
 			differs: []diff{{"traces", "protocol", grpcProto}, {"traces", "path", "/opentelemetry.proto.collector.trace.v1.TraceService/Export"},
@@ -177,6 +181,10 @@ func rows() []row {
 		row{name: "gzip over http/protobuf", env: env(protocol, httpProto, endpoint, "https://"+hostName, compress, "gzip")},
 		row{name: "gzip over http/json", env: env(protocol, jsonProto, endpoint, "http://"+hostName+":4318", compress, "gzip"),
 			differs: []diff{{"metrics", "protocol", jsonProto}}},
+		row{name: "upper-case GZIP", env: env(protocol, httpProto, endpoint, "https://"+hostName, compress, "GZIP"),
+			// The official exporters take "gzip" only; ortel reads values
+			// in any case, as it does every enumerated variable.
+			differs: []diff{{"traces", "compression", "gzip"}, {"metrics", "compression", "gzip"}}},
 		row{name: "gzip for traces only", env: env(protocol, httpProto, endpoint, "https://"+hostName, tCompress, "gzip")},
 		row{name: "gzip generic, none for metrics", env: env(protocol, grpcProto, endpoint, "https://"+hostName, compress, "gzip", mCompress, "none")},
 
