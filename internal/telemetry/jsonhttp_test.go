@@ -27,7 +27,7 @@ func TestMetricsOverHTTPJSON(t *testing.T) {
 		t.Run("gzip="+map[bool]string{false: "none", true: "gzip"}[gz], func(t *testing.T) {
 			var got struct {
 				contentType, encoding, tenant, path string
-				names                              []string
+				names                               []string
 			}
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				got.contentType, got.encoding, got.tenant, got.path = r.Header.Get("Content-Type"), r.Header.Get("Content-Encoding"), r.Header.Get("X-Tenant"), r.URL.Path
