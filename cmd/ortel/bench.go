@@ -20,7 +20,6 @@ import (
 	"github.com/ortel-dev/ortel/internal/models"
 	"github.com/ortel-dev/ortel/internal/ortenv"
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
 const benchUsage = `Usage:
@@ -414,7 +413,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 
 	out := f.out
 	if out == "" {
-		out = filepath.Join("ortel-out", instrument.ModelName(path)+"-"+time.Now().Format("20060102-150405"))
+		out = benchOutDir(instrument.ModelName(path), time.Now())
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output folder %q: %w", out, err)
@@ -431,10 +430,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		defer watchProfileSignal(e, od, f.profileOnDemand)()
 	}
 	ui := f.ui.newUI(uiOpts...)
-	tel, err := startTelemetry(ctx, e, "bench", telemetry.Config{
-		ServiceName: "ortel", OutputDir: out, Endpoint: f.endpoint, ExportTimeout: f.exportTimeout, Views: views.FromEnv(),
-		Readers: ui.readers(),
-	})
+	tcfg := telemetryConfig("bench", out)
+	tcfg.Endpoint, tcfg.ExportTimeout, tcfg.Views, tcfg.Readers = f.endpoint, f.exportTimeout, views.FromEnv(), ui.readers()
+	tel, err := startTelemetry(ctx, e, "bench", tcfg)
 	if err != nil {
 		return err
 	}
