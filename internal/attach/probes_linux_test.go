@@ -109,10 +109,11 @@ func TestProbeObjectsReadTheirArchitecturesRegisters(t *testing.T) {
 }
 
 // contextReads returns the offsets, sorted and without repeats, at which
-// insns load from the program's context (R1 at entry, and the registers
-// it is copied to).
+// insns load from the program's context: R1 at entry, the registers it is
+// copied to, and the stack slots it is spilled to and reloaded from.
 func contextReads(insns asm.Instructions) []int16 {
 	ctx := map[asm.Register]bool{asm.R1: true}
+	spilled := map[int16]bool{}
 	var offs []int16
 	for _, ins := range insns {
 		op := ins.OpCode
@@ -121,8 +122,16 @@ func contextReads(insns asm.Instructions) []int16 {
 			for r := asm.R1; r <= asm.R5; r++ {
 				delete(ctx, r)
 			}
+		case op.Class() == asm.StXClass && ins.Dst == asm.RFP:
+			spilled[ins.Offset] = ctx[ins.Src]
+		case op.Class() == asm.StClass && ins.Dst == asm.RFP:
+			delete(spilled, ins.Offset)
 		case op.Class() == asm.LdXClass && op.Mode() == asm.MemMode:
-			if ctx[ins.Src] {
+			switch {
+			case ins.Src == asm.RFP && spilled[ins.Offset]:
+				ctx[ins.Dst] = true
+				continue
+			case ctx[ins.Src]:
 				offs = append(offs, ins.Offset)
 			}
 			delete(ctx, ins.Dst)
