@@ -286,7 +286,13 @@ func releaseProgram() asm.Instructions {
 // programs and of the asm ones they replace, beside the detached client
 // and the empty-program floor, as BenchmarkProbeCostNode does: four arms
 // in rotating order, each block 2000 runs timed by the client.
-func BenchmarkProbeCostAsmVsC(b *testing.B) {
+func BenchmarkProbeCostAsmVsC(b *testing.B) { asmVsC(b, 10, 5) }
+
+// BenchmarkProbeProgramsAsmVsC is the in-program part alone, with more
+// pairs of rounds.
+func BenchmarkProbeProgramsAsmVsC(b *testing.B) { asmVsC(b, 0, 20) }
+
+func asmVsC(b *testing.B, rounds, pairs int) {
 	requireEBPF(b)
 	for _, version := range []string{"1.24.3", "1.30.0"} {
 		b.Run(version, func(b *testing.B) {
@@ -294,7 +300,7 @@ func BenchmarkProbeCostAsmVsC(b *testing.B) {
 			c := startNode(b, version)
 			c.do("create " + model)
 			c.do("run 500") // warm up
-			const rounds, runs = 10, 2000
+			const runs = 2000
 			block := func() float64 {
 				got := c.do(fmt.Sprintf("run %d", runs))
 				f := strings.Fields(got)
@@ -373,24 +379,20 @@ func BenchmarkProbeCostAsmVsC(b *testing.B) {
 				stop := runTracer(b, tr)
 				return tr, func() { stop() }
 			}
-			progTime := func(tr *Tracer) float64 {
-				var ns float64
-				for _, name := range []string{"ortel_run_enter", "ortel_run_exit"} {
-					st, err := tr.probes.coll.Programs[name].Stats()
-					if err != nil || st.RunCount < runs {
-						b.Fatalf("stats of %s: %+v, %v", name, st, err)
-					}
-					ns += float64(st.Runtime.Nanoseconds()) / float64(st.RunCount)
+			progTime := func(tr *Tracer, name string) float64 {
+				st, err := tr.probes.coll.Programs[name].Stats()
+				if err != nil || st.RunCount < runs {
+					b.Fatalf("stats of %s: %+v, %v", name, st, err)
 				}
-				return ns
+				return float64(st.Runtime.Nanoseconds()) / float64(st.RunCount)
 			}
 			// The set attached second runs first on each call and pays more
 			// (it meets the caches the Run left); so each pair of rounds
 			// has each set once in each place, and a pair's figure for a
 			// set is its mean over the two places.
-			var nsC, nsAsm, nsDiff []float64
-			for i := 0; i < rounds; i += 2 {
-				var sumC, sumAsm float64
+			var nsC, nsAsm, nsDiff, enC, enAsm, exC, exAsm []float64
+			for i := 0; i < pairs; i++ {
+				var sumC, sumAsm, sumEnC, sumEnAsm, sumExC, sumExAsm float64
 				for _, cFirst := range []bool{true, false} {
 					var trC, trAsm *Tracer
 					var stopC, stopAsm func()
@@ -404,19 +406,26 @@ func BenchmarkProbeCostAsmVsC(b *testing.B) {
 					block()
 					stopC()
 					stopAsm()
-					sumC += progTime(trC)
-					sumAsm += progTime(trAsm)
+					a, bb := progTime(trC, "ortel_run_enter"), progTime(trC, "ortel_run_exit")
+					x, y := progTime(trAsm, "ortel_run_enter"), progTime(trAsm, "ortel_run_exit")
+					sumEnC, sumExC, sumEnAsm, sumExAsm = sumEnC+a, sumExC+bb, sumEnAsm+x, sumExAsm+y
+					sumC += a + bb
+					sumAsm += x + y
 					trC.Close()
 					trAsm.Close()
 				}
 				nsC, nsAsm, nsDiff = append(nsC, sumC/2), append(nsAsm, sumAsm/2), append(nsDiff, (sumC-sumAsm)/2)
+				enC, enAsm, exC, exAsm = append(enC, sumEnC/2), append(enAsm, sumEnAsm/2), append(exC, sumExC/2), append(exAsm, sumExAsm/2)
 			}
 			stats.Close()
 			b.ReportMetric(median(nsC), "ns-C-programs/run")
 			b.ReportMetric(median(nsAsm), "ns-asm-programs/run")
 			b.ReportMetric(median(nsDiff), "ns-C-minus-asm-programs/run")
-			b.Logf("in-program time of Run's entry+return programs (kernel run-time stats, both attached on the same runs), ns per run, by pair of rounds: C %.0f, asm %.0f; medians C %.0f, asm %.0f, C minus asm %.0f (load: %s)",
-				nsC, nsAsm, median(nsC), median(nsAsm), median(nsDiff), loadavg())
+			b.Logf("ORT %s, in-program time of Run's entry+return programs (kernel run-time stats, both attached on the same runs, %d pairs of rounds of %d runs), ns per run, by pair: C %.0f, asm %.0f; medians C %.0f (entry %.0f, return %.0f), asm %.0f (entry %.0f, return %.0f), C minus asm %.0f (load: %s)",
+				version, pairs, runs, nsC, nsAsm, median(nsC), median(enC), median(exC), median(nsAsm), median(enAsm), median(exAsm), median(nsDiff), loadavg())
+			if rounds == 0 {
+				return
+			}
 			b.ReportMetric(median(dC), "µs-C-cost/run")
 			b.ReportMetric(median(dAsm), "µs-asm-cost/run")
 			b.ReportMetric(median(dFloor), "µs-kernel-floor/run")
