@@ -90,10 +90,6 @@ func collectionSpec() (*ebpf.CollectionSpec, error) {
 	return spec, nil
 }
 
-// probeSpec is collectionSpec. TEMPORARY, so that BenchmarkProbeCostAsmVsC
-// can load the asm probes this change replaced; removed with it.
-var probeSpec = collectionSpec
-
 // probes is the loaded collection and the links attached from it.
 type probes struct {
 	coll  *ebpf.Collection
@@ -102,7 +98,7 @@ type probes struct {
 
 // loadProbes loads the maps and programs into the kernel.
 func loadProbes() (*probes, error) {
-	spec, err := probeSpec()
+	spec, err := collectionSpec()
 	if err != nil {
 		return nil, err
 	}
