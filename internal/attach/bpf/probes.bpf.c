@@ -193,36 +193,45 @@ static __always_inline __u64 wakeup(void)
 	return BPF_RB_NO_WAKEUP;
 }
 
-// A call's return: the end time, read first so the probe's work is
-// outside the interval, the thread, and its entry.
-struct call {
-	__u64 end;
-	__u64 pid_tgid;
-	struct entry *e;
-};
-
-// returned fills c for the calling thread from map. It returns 0 when the
-// thread has no entry, or its start is 0: the call began before the probes
-// were attached.
-static __always_inline int returned(void *map, struct call *c)
+// begin_return starts the event of a call's return: it reads the end
+// time (first, so the probe's work is outside the interval), finds the
+// thread's entry in map, takes size bytes in the ring and writes the
+// fields every return sends. It returns NULL when there is nothing to
+// send: the thread has no entry, or its start is 0 (the call began before
+// the probes were attached), or the ring is full (counted by reserve; the
+// entry is then marked done as end_return would).
+static __always_inline struct event *begin_return(struct pt_regs *ctx, void *map, __u64 kind, __u64 size, struct entry **ep)
 {
-	c->end = bpf_ktime_get_ns();
-	c->pid_tgid = bpf_get_current_pid_tgid();
-	c->e = bpf_map_lookup_elem(map, &c->pid_tgid);
-	return c->e && c->e->start;
-}
-
-// header writes the event's fields that every return sends.
-static __always_inline void header(struct event *ev, __u64 kind, struct call *c, __u64 ret)
-{
+	__u64 end = bpf_ktime_get_ns();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct entry *e = bpf_map_lookup_elem(map, &pid_tgid);
+	if (!e || !e->start)
+		return 0;
+	struct event *ev = reserve(size);
+	if (!ev) {
+		e->start = 0;
+		return 0;
+	}
 	ev->kind = kind;
-	ev->pid_tgid = c->pid_tgid;
-	ev->start = c->e->start;
-	ev->end = c->end;
-	ev->arg = c->e->arg0;
-	ev->ret = ret;
+	ev->pid_tgid = pid_tgid;
+	ev->start = e->start;
+	ev->end = end;
+	ev->arg = e->arg0;
+	ev->ret = PT_REGS_RC(ctx);
 	ev->session = 0;
 	ev->spare = 0;
+	*ep = e;
+	return ev;
+}
+
+// end_return marks the thread's entry done (start 0; the entry stays for
+// its next call, the LRU map evicts those of threads gone) and sends the
+// event.
+static __always_inline int end_return(struct entry *e, void *ev)
+{
+	e->start = 0;
+	bpf_ringbuf_submit(ev, wakeup());
+	return 0;
 }
 
 // Run and RunWithBinding: the session is the first argument.
@@ -252,27 +261,18 @@ int ortel_cfa_enter(struct pt_regs *ctx)
 
 // run_exit ends a Run or RunWithBinding. On error (a non-NULL OrtStatus*)
 // it also reads the status's error code, the first int of ORT's OrtStatus.
-// The thread's entry is marked done (start 0; the entry stays for its
-// next call, the LRU map evicts those of threads gone).
 static __always_inline int run_exit(struct pt_regs *ctx, __u64 kind)
 {
-	struct call c;
-	if (!returned(&ortel_runs, &c))
+	struct entry *e;
+	struct event *ev = begin_return(ctx, &ortel_runs, kind, sizeof(*ev), &e);
+	if (!ev)
 		return 0;
-	struct event *ev = reserve(sizeof(*ev));
-	if (!ev) {
-		c.e->start = 0;
-		return 0;
-	}
-	header(ev, kind, &c, PT_REGS_RC(ctx));
 	if (ev->ret) {
 		__u32 code = 0;
 		bpf_probe_read_user(&code, sizeof(code), (void *)ev->ret);
 		ev->session = code;
 	}
-	c.e->start = 0;
-	bpf_ringbuf_submit(ev, wakeup());
-	return 0;
+	return end_return(e, ev);
 }
 
 SEC("uretprobe")
@@ -295,39 +295,25 @@ int ortel_rwb_exit(struct pt_regs *ctx)
 SEC("uretprobe")
 int ortel_create_exit(struct pt_regs *ctx)
 {
-	struct call c;
-	if (!returned(&ortel_creates, &c))
+	struct entry *e;
+	struct create_event *ce = (struct create_event *)begin_return(ctx, &ortel_creates, EV_CREATE_SESSION, sizeof(*ce), &e);
+	if (!ce)
 		return 0;
-	struct create_event *ce = reserve(sizeof(*ce));
-	if (!ce) {
-		c.e->start = 0;
-		return 0;
-	}
-	header(&ce->ev, EV_CREATE_SESSION, &c, PT_REGS_RC(ctx));
-	bpf_probe_read_user(&ce->ev.session, sizeof(ce->ev.session), (void *)c.e->arg1);
-	bpf_probe_read_user_str(ce->path, sizeof(ce->path), (void *)c.e->arg0);
-	c.e->start = 0;
-	bpf_ringbuf_submit(ce, wakeup());
-	return 0;
+	bpf_probe_read_user(&ce->ev.session, sizeof(ce->ev.session), (void *)e->arg1);
+	bpf_probe_read_user_str(ce->path, sizeof(ce->path), (void *)e->arg0);
+	return end_return(e, ce);
 }
 
 // CreateSessionFromArray's end: as CreateSession's, with no path.
 SEC("uretprobe")
 int ortel_cfa_exit(struct pt_regs *ctx)
 {
-	struct call c;
-	if (!returned(&ortel_creates, &c))
+	struct entry *e;
+	struct event *ev = begin_return(ctx, &ortel_creates, EV_CREATE_SESSION_FROM_ARRAY, sizeof(*ev), &e);
+	if (!ev)
 		return 0;
-	struct event *ev = reserve(sizeof(*ev));
-	if (!ev) {
-		c.e->start = 0;
-		return 0;
-	}
-	header(ev, EV_CREATE_SESSION_FROM_ARRAY, &c, PT_REGS_RC(ctx));
-	bpf_probe_read_user(&ev->session, sizeof(ev->session), (void *)c.e->arg1);
-	c.e->start = 0;
-	bpf_ringbuf_submit(ev, wakeup());
-	return 0;
+	bpf_probe_read_user(&ev->session, sizeof(ev->session), (void *)e->arg1);
+	return end_return(e, ev);
 }
 
 // ReleaseSession(session): the released session.
