@@ -17,7 +17,7 @@ export CC := $(CURDIR)/scripts/cc-quiet-nvml.sh
 # staticcheck, pinned: the newest release that knows Go 1.26.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all setup build demo test vet fmt-check staticcheck bench bench-import fuzz clean collector validate-collector e2e faults
+.PHONY: all setup build demo test vet fmt-check staticcheck bench bench-import fuzz clean collector validate-collector e2e faults ebpf ebpf-check
 
 all: build
 
@@ -47,6 +47,14 @@ staticcheck:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+## ebpf: regenerate attach's committed eBPF objects from internal/attach/bpf/probes.bpf.c (clang 14: scripts/install-clang.sh)
+ebpf:
+	@scripts/ebpf.sh
+
+## ebpf-check: fail when the committed eBPF objects are not what the C compiles to (CI; clang 14)
+ebpf-check:
+	@scripts/ebpf.sh --check
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 30s)
 FUZZTIME ?= 30s

@@ -27,8 +27,13 @@
 // CreateSession wrote to its OrtSession** out) and, for CreateSession, the
 // model path, and send one event through a ring buffer. ReleaseSession
 // forgets a session, so a reused address is not mistaken for it. The
-// programs are written with cilium/ebpf's asm package: building needs no C
-// compiler, and they use no BTF.
+// programs are C (bpf/probes.bpf.c), compiled by cilium/ebpf's bpf2go into
+// one object per architecture, since the registers that hold a function's
+// arguments differ (bpf_x86_bpfel.o for amd64, bpf_arm64_bpfel.o for
+// arm64). The objects are committed and embedded: building ortel needs no
+// C compiler, and the programs need no kernel BTF (they use no CO-RE
+// relocations). `make ebpf` regenerates them with clang 14; CI's `make
+// ebpf-check` fails when they are not what the C compiles to.
 //
 // # What it emits
 //

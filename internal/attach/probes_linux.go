@@ -5,38 +5,22 @@ package attach
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/link"
 )
 
-// The probe programs are written with cilium's asm package, so building
-// ortel needs no C compiler for eBPF. What they do:
+// The probe programs are C (bpf/probes.bpf.c, which says what they do),
+// compiled by bpf2go for each architecture whose struct pt_regs they read:
+// bpf_x86_bpfel.o (amd64) and bpf_arm64_bpfel.o (arm64), embedded by the
+// generated bpf_*_bpfel.go files. Both are committed, so building ortel
+// needs no C compiler; `make ebpf` regenerates them with clang 14, and CI's
+// `make ebpf-check` fails when they are not what the source compiles to.
 //
-//   - on entry to Run, RunWithBinding and CreateSession(FromArray): store
-//     {start time, three arguments} in a hash map keyed by the thread;
-//   - on return: look the thread up, and send one event to user space
-//     through a ring buffer: start, end, the function's return value (an
-//     OrtStatus*, NULL on success), the session pointer (Run's first
-//     argument, or what CreateSession wrote to its OrtSession** out), and
-//     for CreateSession the model path, read from the caller's memory;
-//   - on entry to ReleaseSession: send the released session pointer, so a
-//     session whose address is reused is not mistaken for the old one.
-//
-// Times come from bpf_ktime_get_ns, the kernel's CLOCK_MONOTONIC.
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -tags linux -target amd64,arm64 -type event -type create_event -type event_kind bpf bpf/probes.bpf.c -- -I bpf/headers -Wall -Werror
 
-// Offsets into struct pt_regs on x86-64 (arch/x86/include/asm/ptrace.h).
-const (
-	regRAX = 80
-	regRCX = 88
-	regRDX = 96
-	regRSI = 104
-	regRDI = 112
-	regR8  = 72
-)
-
-// Event kinds, the first field of every event.
+// Event kinds, the first field of every event (enum event_kind in C).
 const (
 	evRun uint64 = iota + 1
 	evRunWithBinding
@@ -45,8 +29,8 @@ const (
 	evReleaseSession
 )
 
-// Event layout: eight little-endian uint64 fields, then for CreateSession
-// the model path.
+// Event layout (struct event and struct create_event in C): eight
+// little-endian uint64 fields, then for CreateSession the model path.
 const (
 	evKind    = 0
 	evPidTgid = 8
@@ -61,7 +45,8 @@ const (
 	evCreate  = evHeader + pathMax
 )
 
-// Entry map value: start time and three saved arguments.
+// Entry map value (struct entry in C): start time and three saved
+// arguments.
 const (
 	valStart = 0
 	valArg0  = 8
@@ -70,263 +55,39 @@ const (
 	valSize  = 32
 )
 
-// mapEntries bounds the threads a map keeps an entry for (least recently
-// used ones are evicted): far more than call ONNX Runtime at one time.
-const mapEntries = 16384
-
 // ringSize is the ring buffer's size: 4 MiB holds 58000 run events (72
 // bytes with the ring's header), far more than user space lags behind. A
 // variable so that a test can make it overflow.
 var ringSize = 4 << 20
 
-// programSpecs returns the maps and programs of the probes.
-func collectionSpec() *ebpf.CollectionSpec {
-	hash := func(name string) *ebpf.MapSpec {
-		return &ebpf.MapSpec{Name: name, Type: ebpf.LRUHash, KeySize: 8, ValueSize: valSize, MaxEntries: mapEntries}
-	}
-	prog := func(name string, insns asm.Instructions) *ebpf.ProgramSpec {
-		return &ebpf.ProgramSpec{Name: name, Type: ebpf.Kprobe, License: "Dual MIT/GPL", Instructions: insns}
-	}
-	return &ebpf.CollectionSpec{
-		Maps: map[string]*ebpf.MapSpec{
-			"ortel_runs":    hash("ortel_runs"),
-			"ortel_creates": hash("ortel_creates"),
-			"ortel_events":  {Name: "ortel_events", Type: ebpf.RingBuf, MaxEntries: uint32(ringSize)},
-			"ortel_lost":    {Name: "ortel_lost", Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 1},
-		},
-		Programs: map[string]*ebpf.ProgramSpec{
-			"ortel_run_enter":    prog("ortel_run_enter", entryProgram("ortel_runs", regRDI, regRDI, regRDI)),
-			"ortel_run_exit":     prog("ortel_run_exit", runExitProgram(evRun)),
-			"ortel_rwb_exit":     prog("ortel_rwb_exit", runExitProgram(evRunWithBinding)),
-			"ortel_create_enter": prog("ortel_create_enter", entryProgram("ortel_creates", regRSI, regRCX, regRDI)),
-			"ortel_cfa_enter":    prog("ortel_cfa_enter", entryProgram("ortel_creates", regRSI, regR8, regRDI)),
-			"ortel_create_exit":  prog("ortel_create_exit", createExitProgram(evCreateSession)),
-			"ortel_cfa_exit":     prog("ortel_cfa_exit", createExitProgram(evCreateSessionFromArray)),
-			"ortel_release":      prog("ortel_release", releaseProgram()),
-		},
-	}
-}
+// wakeupAt is how much unread data makes a probe wake the reader (the
+// programs' wakeup_at). Below it, probes do not wake it at all (a wakeup
+// per Run cost tens of µs of the traced process's time): the reader
+// drains the ring every pollInterval instead.
+func wakeupAt() uint64 { return uint64(ringSize / 4) }
 
-// entryProgram saves the start time and three arguments (pt_regs offsets)
-// in the thread's entry of the named map. A thread that called before
-// has an entry already, and it is filled in place: no allocation on the
-// Run path (an update, which replaces the element, cost more).
-func entryProgram(m string, a0, a1, a2 int16) asm.Instructions {
-	const key = -8
-	const val = key - valSize
-	return asm.Instructions{
-		asm.Mov.Reg(asm.R6, asm.R1),
-		asm.FnGetCurrentPidTgid.Call(),
-		asm.StoreMem(asm.RFP, key, asm.R0, asm.DWord),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(m),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, key),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "insert"),
-		asm.Mov.Reg(asm.R7, asm.R0),
-		asm.LoadMem(asm.R1, asm.R6, a0, asm.DWord),
-		asm.StoreMem(asm.R7, valArg0, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R6, a1, asm.DWord),
-		asm.StoreMem(asm.R7, valArg1, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R6, a2, asm.DWord),
-		asm.StoreMem(asm.R7, valArg2, asm.R1, asm.DWord),
-		// The clock is read last, so the probe's own work is outside the
-		// measured interval.
-		asm.FnKtimeGetNs.Call(),
-		asm.StoreMem(asm.R7, valStart, asm.R0, asm.DWord),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.Return(),
-
-		asm.LoadMem(asm.R1, asm.R6, a0, asm.DWord).WithSymbol("insert"),
-		asm.StoreMem(asm.RFP, val+valArg0, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R6, a1, asm.DWord),
-		asm.StoreMem(asm.RFP, val+valArg1, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R6, a2, asm.DWord),
-		asm.StoreMem(asm.RFP, val+valArg2, asm.R1, asm.DWord),
-		asm.FnKtimeGetNs.Call(),
-		asm.StoreMem(asm.RFP, val+valStart, asm.R0, asm.DWord),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(m),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, key),
-		asm.Mov.Reg(asm.R3, asm.RFP),
-		asm.Add.Imm(asm.R3, val),
-		asm.Mov.Imm(asm.R4, 0), // BPF_ANY
-		asm.FnMapUpdateElem.Call(),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.Return(),
+// collectionSpec returns the maps and programs of the probes, compiled
+// for this architecture, with the ring buffer's size set.
+func collectionSpec() (*ebpf.CollectionSpec, error) {
+	if runtime.GOARCH == "386" {
+		// bpf2go builds the x86 object for 386 too, but it reads x86-64's
+		// registers.
+		return nil, errors.New("attach's eBPF probes are compiled for amd64 and arm64, not 386")
 	}
-}
-
-// exitPrologue reads the end time (first, so the probe's work is outside
-// the interval), finds the thread's entry in map m and copies it into the
-// event at fp-size. It jumps to "out" when there is no entry (the call
-// began before the probes were attached). After it: R6 = ctx, R9 = the
-// map value, fp-size-8 = the key.
-func exitPrologue(m string, kind uint64, size int16) asm.Instructions {
-	ev := -size
-	return asm.Instructions{
-		asm.Mov.Reg(asm.R6, asm.R1),
-		asm.FnKtimeGetNs.Call(),
-		asm.StoreMem(asm.RFP, ev+evEnd, asm.R0, asm.DWord),
-		asm.FnGetCurrentPidTgid.Call(),
-		asm.StoreMem(asm.RFP, ev-8, asm.R0, asm.DWord),
-		asm.StoreMem(asm.RFP, ev+evPidTgid, asm.R0, asm.DWord),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(m),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, int32(ev-8)),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "out"),
-		asm.Mov.Reg(asm.R9, asm.R0),
-		// A start of 0: the thread's last call ended, and this one began
-		// before the probes were attached.
-		asm.LoadMem(asm.R1, asm.R9, valStart, asm.DWord),
-		asm.JEq.Imm(asm.R1, 0, "out"),
-		asm.StoreMem(asm.RFP, ev+evStart, asm.R1, asm.DWord),
-		asm.Mov.Imm(asm.R1, int32(int64(kind))),
-		asm.StoreMem(asm.RFP, ev+evKind, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R9, valArg0, asm.DWord),
-		asm.StoreMem(asm.RFP, ev+evArg, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R7, asm.R6, regRAX, asm.DWord),
-		asm.StoreMem(asm.RFP, ev+evRet, asm.R7, asm.DWord),
-		asm.Mov.Imm(asm.R1, int32(0)),
-		asm.StoreMem(asm.RFP, ev+evSession, asm.R1, asm.DWord),
-		asm.Mov.Imm(asm.R1, int32(0)),
-		asm.StoreMem(asm.RFP, ev+evSpare, asm.R1, asm.DWord),
+	spec, err := loadBpf()
+	if err != nil {
+		return nil, fmt.Errorf("read the eBPF probes: %w", err)
 	}
-}
-
-// Ring buffer flags (linux/bpf.h).
-const (
-	bpfRBNoWakeup    = 1
-	bpfRBForceWakeup = 2
-	bpfRBAvailData   = 0
-)
-
-// wakeupAt is how much unread data makes a probe wake the reader. Below
-// it, probes do not wake it at all (a wakeup per Run cost tens of µs of
-// the traced process's time): the reader drains the ring every
-// pollInterval instead.
-func wakeupAt() int32 { return int32(ringSize / 4) }
-
-// output sends size bytes at fp+off to the ring buffer, waking the reader
-// only when the ring is filling up.
-func output(off int16, size int32) asm.Instructions {
-	return asm.Instructions{
-		asm.LoadMapPtr(asm.R1, 0).WithReference("ortel_events"),
-		asm.Mov.Imm(asm.R2, bpfRBAvailData),
-		asm.FnRingbufQuery.Call(),
-		asm.Mov.Imm(asm.R8, bpfRBNoWakeup),
-		asm.JLT.Imm(asm.R0, wakeupAt(), "quiet"),
-		asm.Mov.Imm(asm.R8, bpfRBForceWakeup),
-		asm.LoadMapPtr(asm.R1, 0).WithReference("ortel_events").WithSymbol("quiet"),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, int32(off)),
-		asm.Mov.Imm(asm.R3, size),
-		asm.Mov.Reg(asm.R4, asm.R8),
-		asm.FnRingbufOutput.Call(),
-		// A full ring drops the event: count it, so the loss is reported.
-		asm.JEq.Imm(asm.R0, 0, "sent"),
-		asm.Mov.Imm(asm.R1, 0),
-		asm.StoreMem(asm.RFP, off-16, asm.R1, asm.Word),
-		asm.LoadMapPtr(asm.R1, 0).WithReference("ortel_lost"),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, int32(off-16)),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "sent"),
-		asm.Mov.Imm(asm.R1, 1),
-		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("sent"),
+	ring, ok := spec.Maps["ortel_events"]
+	wake, ok2 := spec.Variables["wakeup_at"]
+	if !ok || !ok2 {
+		return nil, errors.New("read the eBPF probes: no ortel_events ring buffer or wakeup_at variable in the object")
 	}
-}
-
-// exitEpilogue marks the thread's entry done (start 0; the entry stays
-// for its next call, the LRU map evicts those of threads gone) and sends
-// the event.
-func exitEpilogue(size int16) asm.Instructions {
-	ev := -size
-	insns := asm.Instructions{
-		asm.Mov.Imm(asm.R1, 0),
-		asm.StoreMem(asm.R9, valStart, asm.R1, asm.DWord),
+	ring.MaxEntries = uint32(ringSize)
+	if err := wake.Set(wakeupAt()); err != nil {
+		return nil, fmt.Errorf("set the eBPF probes' wakeup_at: %w", err)
 	}
-	insns = append(insns, output(ev, int32(size))...)
-	return append(insns,
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
-		asm.Return(),
-	)
-}
-
-// runExitProgram ends a Run or RunWithBinding. On error (a non-NULL
-// OrtStatus*) it also reads the status's error code, the first int of
-// ORT's OrtStatus.
-func runExitProgram(kind uint64) asm.Instructions {
-	const size = evHeader
-	insns := exitPrologue("ortel_runs", kind, size)
-	insns = append(insns,
-		asm.JEq.Imm(asm.R7, 0, "send"),
-		asm.Mov.Reg(asm.R1, asm.RFP),
-		asm.Add.Imm(asm.R1, -size+evSession),
-		asm.Mov.Imm(asm.R2, 4),
-		asm.Mov.Reg(asm.R3, asm.R7),
-		asm.FnProbeReadUser.Call(),
-	)
-	ep := exitEpilogue(size)
-	ep[0] = ep[0].WithSymbol("send")
-	return append(insns, ep...)
-}
-
-// createExitProgram ends CreateSession or CreateSessionFromArray: the new
-// session is what the function wrote to its OrtSession** out argument,
-// and CreateSession's model path is read from the caller's memory (it is
-// still valid: the caller owns it until the call returns).
-func createExitProgram(kind uint64) asm.Instructions {
-	size := int16(evHeader)
-	if kind == evCreateSession {
-		size = evCreate
-	}
-	insns := exitPrologue("ortel_creates", kind, size)
-	insns = append(insns,
-		// *out, saved as the entry's second argument.
-		asm.Mov.Reg(asm.R1, asm.RFP),
-		asm.Add.Imm(asm.R1, int32(-size+evSession)),
-		asm.Mov.Imm(asm.R2, 8),
-		asm.LoadMem(asm.R3, asm.R9, valArg1, asm.DWord),
-		asm.FnProbeReadUser.Call(),
-	)
-	if kind == evCreateSession {
-		insns = append(insns,
-			asm.LoadMem(asm.R3, asm.R9, valArg0, asm.DWord),
-			asm.Mov.Reg(asm.R1, asm.RFP),
-			asm.Add.Imm(asm.R1, int32(-size+evHeader)),
-			asm.Mov.Imm(asm.R2, pathMax),
-			asm.FnProbeReadUserStr.Call(),
-		)
-	}
-	return append(insns, exitEpilogue(size)...)
-}
-
-// releaseProgram reports a released session.
-func releaseProgram() asm.Instructions {
-	const ev = -evHeader
-	insns := asm.Instructions{
-		asm.Mov.Reg(asm.R6, asm.R1),
-		asm.FnKtimeGetNs.Call(),
-		asm.StoreMem(asm.RFP, ev+evStart, asm.R0, asm.DWord),
-		asm.StoreMem(asm.RFP, ev+evEnd, asm.R0, asm.DWord),
-		asm.FnGetCurrentPidTgid.Call(),
-		asm.StoreMem(asm.RFP, ev+evPidTgid, asm.R0, asm.DWord),
-		asm.Mov.Imm(asm.R1, int32(int64(evReleaseSession))),
-		asm.StoreMem(asm.RFP, ev+evKind, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R6, regRDI, asm.DWord),
-		asm.StoreMem(asm.RFP, ev+evArg, asm.R1, asm.DWord),
-		asm.Mov.Imm(asm.R1, int32(0)),
-		asm.StoreMem(asm.RFP, ev+evRet, asm.R1, asm.DWord),
-		asm.Mov.Imm(asm.R1, int32(0)),
-		asm.StoreMem(asm.RFP, ev+evSession, asm.R1, asm.DWord),
-		asm.Mov.Imm(asm.R1, int32(0)),
-		asm.StoreMem(asm.RFP, ev+evSpare, asm.R1, asm.DWord),
-	}
-	insns = append(insns, output(ev, evHeader)...)
-	return append(insns, asm.Mov.Imm(asm.R0, 0), asm.Return())
+	return spec, nil
 }
 
 // probes is the loaded collection and the links attached from it.
@@ -337,7 +98,11 @@ type probes struct {
 
 // loadProbes loads the maps and programs into the kernel.
 func loadProbes() (*probes, error) {
-	coll, err := ebpf.NewCollection(collectionSpec())
+	spec, err := collectionSpec()
+	if err != nil {
+		return nil, err
+	}
+	coll, err := ebpf.NewCollection(spec)
 	if err != nil {
 		var ve *ebpf.VerifierError
 		if errors.As(err, &ve) {
