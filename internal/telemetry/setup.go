@@ -40,6 +40,7 @@ type Telemetry struct {
 	files         []string
 	res           *resource.Resource
 	spools        [2]*spool // traces, metrics; nil without a spool
+	breakers      breakers  // per collector, shared by the signals sent to it
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -80,7 +81,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		console = os.Stdout
 	}
 	if r.SpoolDir != "" {
-		used := &spoolUsage{}
+		used := &spoolUsage{paths: []string{r.SpoolTracesFile(), r.SpoolMetricsFile()}}
 		for i, x := range []Exporter{r.Traces, r.Metrics} {
 			if x.Kind == KindOTLP {
 				t.spools[i] = &spool{path: [2]string{r.SpoolTracesFile(), r.SpoolMetricsFile()}[i], maxBytes: r.SpoolMaxBytes, used: used}
@@ -113,6 +114,9 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	mpOpts := append(extraReaders(cfg), sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...))
 	if metricExp != nil {
 		cme := &countingMetricExporter{next: metricExp, stats: t.stats, abort: abortCtx, done: make(chan struct{}), spool: t.spools[1]}
+		if t.spools[1] != nil {
+			cme.breaker = t.breakers.of(r.Metrics)
+		}
 		t.exportersDone = append(t.exportersDone, cme.done)
 		mpOpts = append(mpOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(
 			cme,
@@ -160,6 +164,9 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 		if err != nil {
 			return nil, err
 		}
+		if s.repaired != "" {
+			t.Resolved.Warnings = append(t.Resolved.Warnings, s.repaired)
+		}
 		opened = append(opened, func() { _ = s.close() })
 		t.files = append(t.files, s.path)
 		return s, nil
@@ -177,7 +184,7 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 	case KindOTLP:
 		client := traceClient(r.Traces)
 		if t.spools[0] != nil {
-			client = spoolingTraceClient{next: client, spool: t.spools[0], stats: t.stats, breaker: newBreaker()}
+			client = spoolingTraceClient{next: client, spool: t.spools[0], stats: t.stats, breaker: t.breakers.of(r.Traces)}
 		}
 		spanExp, err = otlptrace.New(ctx, client)
 		if err != nil {

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -144,6 +145,77 @@ func TestSpoolIsBounded(t *testing.T) {
 	}
 }
 
+// TestSpoolFillsItsBound: batches are spooled until the next would pass
+// the bound, then dropped and counted (spooled + met a full spool =
+// ended), the folder never passes the bound, and replay sends exactly the
+// spans counted as spooled. A second run into the same folder counts what
+// the first left against the bound; once a replay sent it, the space is
+// reclaimed and spooling goes on.
+func TestSpoolFillsItsBound(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "200")
+	spoolDir := filepath.Join(t.TempDir(), "spool")
+	ctx := testContext(t)
+	const bound = 24 << 10
+	dead := "http://" + deadAddr(t)
+	outage := func() Stats {
+		tel, err := Setup(ctx, Config{OutputDir: t.TempDir(), Endpoint: dead, SpoolDir: spoolDir, SpoolMaxBytes: bound, MetricInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := tel.TracerProvider.Tracer("bound")
+		for range 40 {
+			for range 10 {
+				_, s := tr.Start(ctx, "run")
+				s.End()
+			}
+			_ = tel.TracerProvider.ForceFlush(ctx)
+		}
+		_ = tel.Shutdown(ctx)
+		return tel.Stats()
+	}
+	spoolSize := func() int64 {
+		var n int64
+		for _, f := range []string{TracesFileName, MetricsFileName} {
+			if st, err := os.Stat(filepath.Join(spoolDir, f)); err == nil {
+				n += st.Size()
+			}
+		}
+		return n
+	}
+	st := outage()
+	if st.SpansSpooled == 0 || st.SpansSpoolFull == 0 || st.SpansSpooled+st.SpansSpoolFull != st.SpansEnded || st.SpansDropped != st.SpansSpoolFull {
+		t.Fatalf("stats %+v: want some spooled, the rest counted as meeting a full spool, spooled + full spool = ended", st)
+	}
+	if lost := strings.Join(st.Lost(), "\n"); !strings.Contains(lost, fmt.Sprintf("%d met a full spool", st.SpansSpoolFull)) {
+		t.Errorf("Lost() = %q, want the spans that met a full spool counted", lost)
+	}
+	if n := spoolSize(); n > bound {
+		t.Errorf("the spool holds %d bytes, over its bound of %d", n, bound)
+	}
+
+	again := outage() // the first run's spool still fills the bound
+	if again.SpansSpooled != 0 || again.SpansSpoolFull != again.SpansEnded {
+		t.Errorf("second run before a replay: %+v, want nothing spooled: the folder is full", again)
+	}
+
+	rcv := startReceiver(t)
+	r := replayTo(t, rcv)
+	if _, err := Replay(ctx, r, filepath.Join(spoolDir, TracesFileName)); err != nil {
+		t.Fatal(err)
+	}
+	if got := int64(len(rcv.Spans())); got != st.SpansSpooled {
+		t.Errorf("replay sent %d spans, the run counted %d spooled", got, st.SpansSpooled)
+	}
+	third := outage() // the replayed spool is reclaimed
+	if third.SpansSpooled == 0 {
+		t.Errorf("third run after the replay: %+v, want spans spooled again", third)
+	}
+	if n := spoolSize(); n > bound {
+		t.Errorf("the spool holds %d bytes, over its bound of %d", n, bound)
+	}
+}
+
 func TestReplayBadInput(t *testing.T) {
 	cleanEnv(t)
 	dir := t.TempDir()
@@ -161,7 +233,7 @@ func TestReplayBadInput(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{filepath.Join(dir, "missing.jsonl"), "no such file"},
 		{write("empty.jsonl", "\n\n"), "holds no record"},
-		{write("other.jsonl", `{"hello": 1}`+"\n"), "not an OTLP/JSON traces or metrics request"},
+		{write("other.jsonl", `{"hello": 1}`+"\n"), "is an OTLP/JSON traces or metrics request"},
 	} {
 		if _, err := Replay(t.Context(), r, tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Replay(%s) = %v, want %q", tc.path, err, tc.want)
@@ -295,8 +367,12 @@ func FuzzReplay(f *testing.F) {
 		if err != nil && !strings.Contains(err.Error(), p) && !strings.Contains(err.Error(), "send to") {
 			t.Fatalf("error does not name the file: %v", err)
 		}
-		if n, _ := readProgress(p); n != res.Sent {
-			t.Fatalf("progress says %d, %d sent", n, res.Sent)
+		n := 0
+		if pr, _ := readProgress(p); pr != nil {
+			n = pr.Records
+		}
+		if n != res.Sent+res.Damaged {
+			t.Fatalf("progress says %d records, %d were sent and %d skipped as damaged", n, res.Sent, res.Damaged)
 		}
 	})
 }
