@@ -46,7 +46,7 @@ Flags:
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
                       after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
-  --quiet             no status lines on stderr
+` + spoolFlagsUsage + `  --quiet             no status lines on stderr
 ` + uiFlagsUsage + `
 
 Examples:
@@ -122,8 +122,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	ui := uf.newUI()
 	tel, err := startTelemetry(ctx, e, "agent", telemetry.Config{
 		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, ExportTimeout: xf.timeout, MetricInterval: interval,
-		Rotation: xf.rotation(),
-		Readers:  ui.readers(),
+		Rotation: xf.rotation(), SpoolMaxBytes: xf.spool.maxBytes(),
+		Readers: ui.readers(),
 	})
 	if err != nil {
 		return err

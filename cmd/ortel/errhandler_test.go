@@ -14,13 +14,16 @@ import (
 
 func TestOnceHandler(t *testing.T) {
 	var buf bytes.Buffer
-	h := &onceHandler{w: &buf, seen: map[string]bool{}}
+	h := &onceHandler{w: &buf, seen: map[string]int{}}
 	for i := 0; i < 5; i++ {
 		h.Handle(errors.New("export: connection refused"))
 	}
 	h.Handle(nil)
 	if n := strings.Count(buf.String(), "connection refused"); n != 1 {
 		t.Fatalf("the same error printed %d times, want once:\n%s", n, buf.String())
+	}
+	if r := h.repeats(); len(r) != 1 || !strings.Contains(r[0], "connection refused") || !strings.Contains(r[0], "5 times") {
+		t.Errorf("repeats = %q, want the error and its count, 5", r)
 	}
 	for i := 0; i < 2*maxTelemetryErrors; i++ {
 		h.Handle(errors.New(strings.Repeat("x", i+1)))

@@ -76,6 +76,9 @@ var exitCodes = []struct {
 type lostError struct {
 	lines, spooled []string
 	spoolDir       string
+	// notes say what else happened to the telemetry's files (a record a
+	// crash cut short, removed when the spool was opened).
+	notes []string
 	// waited is how long the command waited at exit for its last exports.
 	waited time.Duration
 }
@@ -121,7 +124,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	// environment's OTLP headers and endpoints.
 	r := telemetry.RedactorFromEnv(os.Environ())
 	e = &env{stdout: r.Writer(e.stdout), stderr: r.Writer(e.stderr), redact: r}
-	installSinks(e.stderr, r)
+	handler := installSinks(e.stderr, r)
 	if len(args) == 0 {
 		printUsage(e.stderr)
 		return exitUsage
@@ -149,21 +152,47 @@ func run(ctx context.Context, e *env, args []string) int {
 		return 2
 	}
 	err := c.run(ctx, e, args[1:])
-	var ue *usageError
+	code := exitWith(e, c, err)
+	for _, r := range handler.repeats() {
+		fmt.Fprintf(e.stderr, "ortel %s: telemetry: %s\n", c.name, r)
+	}
+	return code
+}
+
+// exitWith prints what a command's error says and returns the exit code.
+// The error may carry a *lostError (errors.Join): the telemetry lost or
+// spooled. Its lines come last, after the command's own errors, each
+// distinct line printed once with a count; exit code 4 is for a command
+// whose only trouble is its telemetry, any other error keeps its code.
+func exitWith(e *env, c *command, err error) int {
 	var le *lostError
+	if errors.As(err, &le) {
+		err = without(err, le)
+	}
+	code := exitOK
+	var ue *usageError
 	switch {
 	case err == nil:
-		return exitOK
+		if le != nil {
+			code = exitTelemetryLost
+		}
 	case errors.Is(err, errHelp):
 		fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.usage)
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "ortel %s: %v\nrun 'ortel help %s' for usage\n", c.name, err, c.name)
-		return exitUsage
+		code = exitUsage
 	case errors.Is(err, errRegression):
-		fmt.Fprintf(e.stderr, "ortel %s: %v\n", c.name, err)
-		return exitRegression
-	case errors.As(err, &le) && err == error(le):
+		code = exitRegression
+	default:
+		code = exitFailure
+	}
+	for _, l := range distinctLines(err) {
+		fmt.Fprintf(e.stderr, "ortel %s: %s\n", c.name, l)
+	}
+	if code == exitUsage {
+		fmt.Fprintf(e.stderr, "run 'ortel help %s' for usage\n", c.name)
+	}
+	if le != nil {
 		for _, l := range le.lines {
 			fmt.Fprintf(e.stderr, "ortel %s: telemetry lost: %s\n", c.name, l)
 		}
@@ -173,14 +202,58 @@ func run(ctx context.Context, e *env, args []string) int {
 		if len(le.spooled) > 0 {
 			fmt.Fprintf(e.stderr, "ortel %s: send the spooled telemetry when the collector is back: ortel replay %s\n", c.name, le.spoolDir)
 		}
+		for _, n := range le.notes {
+			fmt.Fprintf(e.stderr, "ortel %s: telemetry: %s\n", c.name, n)
+		}
 		if le.waited > 0 {
 			fmt.Fprintf(e.stderr, "ortel %s: waited %.2fs at exit for the last exports\n", c.name, le.waited.Seconds())
 		}
-		return exitTelemetryLost
-	default:
-		fmt.Fprintf(e.stderr, "ortel %s: %v\n", c.name, err)
-		return exitFailure
 	}
+	return code
+}
+
+// without returns err less target, one of the errors it joins.
+func without(err, target error) error {
+	if err == target {
+		return nil
+	}
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	var rest []error
+	for _, x := range j.Unwrap() {
+		if x = without(x, target); x != nil {
+			rest = append(rest, x)
+		}
+	}
+	return errors.Join(rest...)
+}
+
+// distinctLines are the lines of err's message, each once, in order, a
+// line that came several times (the same failure of several exports)
+// followed by how many.
+func distinctLines(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var order []string
+	count := map[string]int{}
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if count[l] == 0 {
+			order = append(order, l)
+		}
+		count[l]++
+	}
+	for i, l := range order {
+		if n := count[l]; n > 1 {
+			order[i] = fmt.Sprintf("%s (%d times)", l, n)
+		}
+	}
+	return order
 }
 
 func find(name string) *command {

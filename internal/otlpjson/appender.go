@@ -196,7 +196,7 @@ func (a *Appender) Append(ctx context.Context, line []byte) error {
 		}
 		if !NoSpace(err) || a.failing || waited+wait > a.Retry {
 			a.failing = a.failing || NoSpace(err) && waited > 0
-			return fmt.Errorf("write %s: %w", a.path, err)
+			return a.named(err)
 		}
 		if testRetryHook != nil {
 			testRetryHook()
@@ -205,7 +205,7 @@ func (a *Appender) Append(ctx context.Context, line []byte) error {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("write %s: %w (gave up: %w)", a.path, err, ctx.Err())
+			return fmt.Errorf("%w (gave up: %w)", a.named(err), ctx.Err())
 		case <-t.C:
 		}
 		waited += wait
@@ -219,6 +219,15 @@ func (a *Appender) Write(line []byte) (int, error) {
 		return 0, err
 	}
 	return len(line), nil
+}
+
+// named returns err naming the file once: an *os.PathError does already.
+func (a *Appender) named(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("write %s: %w", a.path, err)
 }
 
 // testRetryHook, when set (tests), is called before each wait of a retry.

@@ -33,7 +33,8 @@ const ProgressSuffix = ".replayed"
 // ReplayResult says what Replay did with one file.
 type ReplayResult struct {
 	File string
-	// Signal is "traces" or "metrics".
+	// Signal is "traces" or "metrics"; "" for a file that holds no record
+	// yet (nothing to send, not an error).
 	Signal string
 	// Earlier counts the records earlier replays got through (skipped
 	// now); Sent those sent now. A record is one line: one export
@@ -86,6 +87,9 @@ var ErrReplayBusy = errors.New("another ortel replay is sending this file now")
 func Replay(ctx context.Context, r Resolved, path string) (ReplayResult, error) {
 	res := ReplayResult{File: path}
 	signal, err := fileSignal(path)
+	if errors.Is(err, errNoRecord) {
+		return res, nil // nothing to send (yet): a spool or file just opened
+	}
 	if err != nil {
 		return res, err
 	}
@@ -262,6 +266,9 @@ func tryLockReplay(f *os.File) (bool, error) {
 
 func unlockReplay(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
+// errNoRecord: the file holds no line yet; Replay has nothing to send.
+var errNoRecord = errors.New("the file holds no record")
+
 // fileSignal tells a traces file from a metrics file by its first record
 // that says: the first key of an OTLP/JSON request names its signal.
 // Damaged lines before it are passed over.
@@ -287,7 +294,7 @@ func fileSignal(path string) (string, error) {
 		return "", fmt.Errorf("replay %s: %w", path, err)
 	}
 	if !seen {
-		return "", fmt.Errorf("replay %s: the file holds no record", path)
+		return "", errNoRecord
 	}
 	return "", fmt.Errorf("replay %s: no line is an OTLP/JSON traces or metrics request (want {\"resourceSpans\": ...} or {\"resourceMetrics\": ...})", path)
 }

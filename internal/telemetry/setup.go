@@ -342,6 +342,21 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 	return t.shutdownErr
 }
 
+// exportersFinish waits up to d for the exporters to finish shutting down
+// and reports whether they all did.
+func (t *Telemetry) exportersFinish(d time.Duration) bool {
+	grace, stop := context.WithTimeout(context.Background(), d)
+	defer stop()
+	for _, done := range t.exportersDone {
+		select {
+		case <-done:
+		case <-grace.Done():
+			return false
+		}
+	}
+	return true
+}
+
 // ShutdownTook is how long Shutdown took: how long the command waited at
 // exit for its last exports (bounded by ShutdownTimeout, then a short
 // grace for the exporters to close); 0 before Shutdown.
@@ -367,13 +382,12 @@ func (t *Telemetry) shutdown(parent context.Context) error {
 	if t.spools[0] != nil || t.spools[1] != nil {
 		graceFor = spoolGrace
 	}
-	grace, stopGrace := context.WithTimeout(context.Background(), graceFor)
-	defer stopGrace()
-	for _, done := range t.exportersDone {
-		select {
-		case <-done:
-		case <-grace.Done():
-		}
+	if !t.exportersFinish(graceFor) {
+		// Still spooling when time ran out: the spools take no more, so
+		// what is counted as spooled is what they hold; the exporters then
+		// fail what is left at once.
+		t.sealSpools()
+		t.exportersFinish(shutdownGrace)
 	}
 	t.stats.final.Store(true)
 

@@ -40,9 +40,10 @@ type spool struct {
 	// used is shared by both signals' spools: the bound is the folder's.
 	used *spoolUsage
 
-	mu   sync.Mutex
-	sink *fileSink
-	buf  bytes.Buffer // the record being written
+	mu     sync.Mutex
+	sink   *fileSink
+	buf    bytes.Buffer // the record being written
+	sealed bool         // Shutdown ran out of time: no more writes
 }
 
 // spoolUsage is the bytes held by a spool folder's files.
@@ -82,12 +83,18 @@ func (u *spoolUsage) release(n int64) {
 
 var errSpoolFull = errors.New("the spool is full")
 
+// errSpoolSealed refuses a write after Shutdown counted what was spooled.
+var errSpoolSealed = errors.New("not spooled: the exit had run out of time")
+
 // write appends one request, or fails when the spool is full or the file
 // cannot be written (after retrying a full disk for a moment). A request
 // that fails leaves nothing in the file.
 func (s *spool) write(m proto.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.sealed {
+		return errSpoolSealed
+	}
 	s.buf.Reset()
 	if err := otlpjson.AppendLine(&s.buf, m); err != nil {
 		return fmt.Errorf("spool to %s: %w", s.path, err)
@@ -309,6 +316,19 @@ func spoolMetrics(s *spool, rm *metricdata.ResourceMetrics) error {
 	pb, convErr := resourceMetricsToProto(rm)
 	err := s.write(&colmetricspb.ExportMetricsServiceRequest{ResourceMetrics: []*metricspb.ResourceMetrics{pb}})
 	return errors.Join(err, convErr)
+}
+
+// sealSpools makes the spools refuse writes from now on, once a write in
+// progress ends: Shutdown ran out of time while exports were still being
+// spooled, and what it counts as spooled must be what the files hold.
+func (t *Telemetry) sealSpools() {
+	for _, s := range t.spools {
+		if s != nil {
+			s.mu.Lock()
+			s.sealed = true
+			s.mu.Unlock()
+		}
+	}
 }
 
 // SpoolRepairs says what opening the spool files repaired: a record a
