@@ -66,6 +66,22 @@ func fileSize(path string) int64 {
 	return st.Size()
 }
 
+// replaySpans replays a spool file into a new receiver and returns how
+// many spans it received.
+func replaySpans(t *testing.T, path string) int {
+	t.Helper()
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "60000") // a live receiver on a loaded machine
+	rcv, err := otlptest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rcv.Close()
+	if code, o, e := ortel(t, "replay", "--otlp-endpoint", "http://"+rcv.Endpoint(), path); code != exitOK {
+		t.Fatalf("replay: exit %d\n%s%s", code, o, e)
+	}
+	return len(rcv.Spans())
+}
+
 // noRepeatedLines fails when a line of out is printed twice: each distinct
 // error is printed once, with a count.
 func noRepeatedLines(t *testing.T, out string) {
@@ -267,16 +283,7 @@ func TestBenchInterruptedFacingADeadCollector(t *testing.T) {
 	}
 	spooled, _ := strconv.Atoi(m[1])
 
-	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "60000") // a live receiver on a loaded machine
-	rcv, err := otlptest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rcv.Close()
-	if code, o, e := ortel(t, "replay", "--otlp-endpoint", "http://"+rcv.Endpoint(), filepath.Join(spool, "traces.jsonl")); code != exitOK {
-		t.Fatalf("replay: exit %d\n%s%s", code, o, e)
-	}
-	if got := len(rcv.Spans()); got != spooled {
+	if got := replaySpans(t, filepath.Join(spool, "traces.jsonl")); got != spooled {
 		t.Errorf("replay delivered %d spans, the bench said it spooled %d", got, spooled)
 	}
 }
@@ -355,16 +362,7 @@ func TestSpoolMaxMB(t *testing.T) {
 	if !strings.Contains(stderr, " met a full spool") {
 		t.Errorf("stderr does not say how many dropped spans met a full spool:\n%s", stderr)
 	}
-	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "60000") // a live receiver on a loaded machine
-	rcv, err := otlptest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rcv.Close()
-	if code, o, e := ortel(t, "replay", "--otlp-endpoint", "http://"+rcv.Endpoint(), filepath.Join(spool, "traces.jsonl")); code != exitOK {
-		t.Fatalf("replay: exit %d\n%s%s", code, o, e)
-	}
-	if got := int64(len(rcv.Spans())); got != tel.SpansSpooled {
+	if got := int64(replaySpans(t, filepath.Join(spool, "traces.jsonl"))); got != tel.SpansSpooled {
 		t.Errorf("replay delivered %d spans, report.json counts %d spooled", got, tel.SpansSpooled)
 	}
 }

@@ -69,16 +69,7 @@ func TestOpenAppenderRepairs(t *testing.T) {
 			if (rep.String() == "") != (tt.rep == Repair{}) {
 				t.Errorf("repair text %q", rep.String())
 			}
-			if err := a.Append(t.Context(), []byte(good)); err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Close(); err != nil {
-				t.Fatal(err)
-			}
-			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := appendAndRead(t, a, []byte(good))
 			if want := tt.after + good; string(got) != want {
 				t.Errorf("file after a repair and an append:\n%q\nwant\n%q", got, want)
 			}
@@ -88,6 +79,22 @@ func TestOpenAppenderRepairs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// appendAndRead appends line, closes a and returns the file's bytes.
+func appendAndRead(t *testing.T, a *Appender, line []byte) []byte {
+	t.Helper()
+	if err := a.Append(t.Context(), line); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(a.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 func TestAppendRejectsWhatIsNotOneLine(t *testing.T) {
@@ -247,16 +254,7 @@ func FuzzOpenAppenderRepair(f *testing.F) {
 			t.Fatal(err)
 		}
 		line := []byte(goodSpan + "\n")
-		if err := a.Append(t.Context(), line); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Close(); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := appendAndRead(t, a, line)
 		keep := before[:bytes.LastIndexByte(before, '\n')+1]
 		if !bytes.HasPrefix(got, keep) {
 			t.Fatalf("the repair changed whole lines: %q -> %q", before, got)
