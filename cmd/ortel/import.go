@@ -79,7 +79,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	deprecate(fs, "model", "--model-name NAME", false, func(v string) error { model = v; return nil })
 	fs.StringVar(&provider, "provider", "CPUExecutionProvider", "")
 	fs.StringVar(&start, "start", "", "")
-	fs.StringVar(&out, "out", "ortel-out/import", "")
+	fs.StringVar(&out, "out", commandTelemetry("import").out, "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
 	fs.BoolVar(&appendOut, "append", false, "")
 	fs.BoolVar(&overwrite, "overwrite", false, "")
@@ -118,7 +118,8 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("read profile %q: is a folder, not a file", p)
 		}
 	}
-	cfg := telemetry.Config{ServiceName: "ortel", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout, Views: views.FromEnv(), SpoolMaxBytes: sf.maxBytes()}
+	cfg := telemetryConfig("import", out)
+	cfg.Endpoint, cfg.ExportTimeout, cfg.Views, cfg.SpoolMaxBytes = endpoint, exportTimeout, views.FromEnv(), sf.maxBytes()
 	resolved, err := telemetry.Resolve(cfg)
 	if err != nil {
 		return fmt.Errorf("set up telemetry: %w", err)

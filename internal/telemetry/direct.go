@@ -29,9 +29,10 @@ func (t *Telemetry) TraceClient() otlptrace.Client {
 }
 
 // traceClient returns the OTLP trace client of x's protocol, not started.
+// Its errors name where the export went (see Exporter.explain).
 func traceClient(x Exporter) otlptrace.Client {
-	if x.Protocol == ProtocolHTTP {
-		return otlptracehttp.NewClient(traceHTTPOptions(x)...)
+	if isHTTP(x.Protocol) {
+		return explainingTraceClient{Client: otlptracehttp.NewClient(traceHTTPOptions(x)...), x: x}
 	}
-	return otlptracegrpc.NewClient(traceOptions(x)...)
+	return explainingTraceClient{Client: otlptracegrpc.NewClient(traceOptions(x)...), x: x}
 }
