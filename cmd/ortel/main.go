@@ -213,17 +213,18 @@ func exitWith(e *env, c *command, err error) int {
 	return code
 }
 
-// without returns err less target, one of the errors it joins.
+// without returns err less target, one of the errors errors.Join joined
+// into it.
 func without(err, target error) error {
 	if err == target {
 		return nil
 	}
-	j, ok := err.(interface{ Unwrap() []error })
+	parts, ok := joined(err)
 	if !ok {
 		return err
 	}
 	var rest []error
-	for _, x := range j.Unwrap() {
+	for _, x := range parts {
 		if x = without(x, target); x != nil {
 			rest = append(rest, x)
 		}
@@ -231,27 +232,50 @@ func without(err, target error) error {
 	return errors.Join(rest...)
 }
 
-// distinctLines are the lines of err's message, each once, in order, a
-// line that came several times (the same failure of several exports)
-// followed by how many.
-func distinctLines(err error) []string {
-	if err == nil {
-		return nil
+// joined returns the errors errors.Join made err of. An error wrapping
+// several with fmt.Errorf("%w ... %w") is one message, not a join.
+func joined(err error) ([]error, bool) {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil, false
 	}
+	parts := j.Unwrap()
+	msgs := make([]string, len(parts))
+	for i, p := range parts {
+		msgs[i] = p.Error()
+	}
+	return parts, strings.Join(msgs, "\n") == err.Error()
+}
+
+// distinctLines are the messages of the errors err joins, each once, in
+// order, one that came several times (the same failure of several
+// exports) followed by how many.
+func distinctLines(err error) []string {
 	var order []string
 	count := map[string]int{}
-	for _, l := range strings.Split(err.Error(), "\n") {
-		if l = strings.TrimSpace(l); l == "" {
-			continue
+	var walk func(error)
+	walk = func(err error) {
+		if parts, ok := joined(err); ok {
+			for _, p := range parts {
+				walk(p)
+			}
+			return
 		}
-		if count[l] == 0 {
-			order = append(order, l)
+		msg := strings.TrimSpace(err.Error())
+		if msg == "" {
+			return
 		}
-		count[l]++
+		if count[msg] == 0 {
+			order = append(order, msg)
+		}
+		count[msg]++
 	}
-	for i, l := range order {
-		if n := count[l]; n > 1 {
-			order[i] = fmt.Sprintf("%s (%d times)", l, n)
+	if err != nil {
+		walk(err)
+	}
+	for i, msg := range order {
+		if n := count[msg]; n > 1 {
+			order[i] = fmt.Sprintf("%s (%d times)", msg, n)
 		}
 	}
 	return order

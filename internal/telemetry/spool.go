@@ -110,9 +110,15 @@ func (s *spool) write(m proto.Message) error {
 			return err
 		}
 		s.sink = sink
-		s.reclaim() // what an earlier run spooled and a replay sent since
+		// What an earlier run spooled and a replay sent since.
+		if s.reclaim() > 0 && !fits {
+			fits = s.used.reserve(n, s.maxBytes)
+		}
 	}
-	if !fits && (s.sink == nil || s.reclaim() == 0 || !s.used.reserve(n, s.maxBytes)) {
+	if !fits && s.sink != nil && s.reclaim() > 0 {
+		fits = s.used.reserve(n, s.maxBytes)
+	}
+	if !fits {
 		return fmt.Errorf("%w (%s of OTLP/JSON, see --spool-max-mb): not written to %s", errSpoolFull, bytesText(s.maxBytes), s.path)
 	}
 	// Not the export's context: an export abandoned at shutdown is spooled
