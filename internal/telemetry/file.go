@@ -158,17 +158,6 @@ func (s *fileSink) emptyIfReplayed() (int64, error) {
 	return size, nil
 }
 
-// size is how many bytes of whole records the file holds; 0 for the
-// console.
-func (s *fileSink) size() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.app == nil {
-		return 0
-	}
-	return s.app.Size()
-}
-
 // close flushes and closes the file; later calls return nil.
 func (s *fileSink) close() error {
 	s.mu.Lock()
