@@ -371,6 +371,9 @@ type ImportStats struct {
 	Other    int // other session events (model loading, initialization), as spans
 	Dropped  int // node events outside every run
 	Warnings []profile.Warning
+	// Rejected counts events skipped for impossible times (a negative,
+	// non-finite or out-of-range ts or dur; see profile.Reader.Rejected).
+	Rejected int
 }
 
 // ImportProfile turns an ORT profile written by any ORT program (Python, C++,
@@ -404,7 +407,7 @@ func ImportProfile(ctx context.Context, r io.Reader, origin time.Time, opts ...O
 			break
 		}
 		if err != nil {
-			st.Warnings = rd.Warnings()
+			st.Warnings, st.Rejected = rd.Warnings(), rd.RejectedCount()
 			st.Dropped = g.dropped + len(g.pending)
 			return st, err
 		}
@@ -428,7 +431,7 @@ func ImportProfile(ctx context.Context, r io.Reader, origin time.Time, opts ...O
 		c.inst.runDuration.Record(ctx, end.Sub(start).Seconds(), c.recProfiled...)
 		st.Runs++
 	}
-	st.Warnings = rd.Warnings()
+	st.Warnings, st.Rejected = rd.Warnings(), rd.RejectedCount()
 	st.Dropped = g.dropped + len(g.pending)
 	return st, nil
 }

@@ -48,7 +48,7 @@ Flags:
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
                       after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
-  --quiet             no status lines on stderr
+` + spoolFlagsUsage + `  --quiet             no status lines on stderr
 ` + uiFlagsUsage + `
 
 Examples:
@@ -124,6 +124,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	ui := uf.newUI()
 	cfg := telemetryConfig("agent", out)
 	cfg.Endpoint, cfg.ExportTimeout, cfg.Rotation, cfg.Readers = endpoint, xf.timeout, xf.rotation(), ui.readers()
+	cfg.SpoolMaxBytes = xf.spool.maxBytes()
 	if flagSet(fs, "interval") {
 		cfg.MetricInterval = interval // else OTEL_METRIC_EXPORT_INTERVAL, else 1s
 	}

@@ -44,7 +44,7 @@ Flags:
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
                       after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
-  --quiet             no status lines on stderr
+` + spoolFlagsUsage + `  --quiet             no status lines on stderr
 ` + uiFlagsUsage + `
 
 Examples:
@@ -121,6 +121,7 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 	ui := uf.newUI()
 	cfg := telemetryConfig("attach", out)
 	cfg.Endpoint, cfg.ExportTimeout, cfg.Rotation, cfg.Readers = endpoint, xf.timeout, xf.rotation(), ui.readers()
+	cfg.SpoolMaxBytes = xf.spool.maxBytes()
 	tel, err := startTelemetry(ctx, e, "attach", cfg)
 	if err != nil {
 		return err
@@ -186,13 +187,7 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "ortel attach: %d malformed probe events dropped\n", st.Bad)
 		}
 	}
-	if err := errors.Join(runErr, closeErr); err != nil {
-		if shutdownErr != nil {
-			err = errors.Join(err, fmt.Errorf("telemetry shutdown: %w", shutdownErr))
-		}
-		return err
-	}
-	return telemetryOutcome(e, "attach", tel, shutdownErr)
+	return errors.Join(runErr, closeErr, telemetryOutcome(e, "attach", tel, shutdownErr))
 }
 
 // shortID shortens a build id for display.

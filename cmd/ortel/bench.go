@@ -125,7 +125,7 @@ Flags:
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
                       after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
-  --format F          text (default) or json: the report printed on stdout
+` + spoolFlagsUsage + `  --format F          text (default) or json: the report printed on stdout
   --quiet             no progress lines on stderr
   --no-hardware       do not start the hardware receivers (CPU, memory, perf,
                       RAPL, thermal, NVIDIA GPU) or sample them
@@ -184,6 +184,7 @@ type benchFlags struct {
 	analysis                          analysisFlags
 	hwInterval                        time.Duration
 	exportTimeout                     time.Duration
+	spool                             spoolFlags
 	ui                                uiFlags
 	tune                              tuneFlags
 
@@ -236,6 +237,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "")
 	fs.StringVar(&f.endpoint, "otlp-endpoint", "", "")
 	fs.DurationVar(&f.exportTimeout, "export-timeout", 0, "")
+	f.spool.register(fs)
 	fs.StringVar(&f.format, "format", "text", "")
 	deprecate(fs, "json", "--format json", true, func(v string) error {
 		on, err := strconv.ParseBool(v)
@@ -257,6 +259,9 @@ func (f *benchFlags) validate() error {
 		return err
 	}
 	if err := f.ui.validate(); err != nil {
+		return err
+	}
+	if err := f.spool.validate(); err != nil {
 		return err
 	}
 	var err error
@@ -432,6 +437,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	ui := f.ui.newUI(uiOpts...)
 	tcfg := telemetryConfig("bench", out)
 	tcfg.Endpoint, tcfg.ExportTimeout, tcfg.Views, tcfg.Readers = f.endpoint, f.exportTimeout, views.FromEnv(), ui.readers()
+	tcfg.SpoolMaxBytes = f.spool.maxBytes()
 	tel, err := startTelemetry(ctx, e, "bench", tcfg)
 	if err != nil {
 		return err
@@ -497,7 +503,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	ui.finish(e, benchErr)
 	shutdownErr := stopTelemetry(ctx, tel)
 	if benchErr != nil {
-		return errors.Join(benchErr, shutdownErr)
+		// No report, but what became of the telemetry is said all the same:
+		// the spool and how to send it.
+		benchErr = interrupted(ctx, benchErr, "the bench finished, so no report was written")
+		return errors.Join(benchErr, errors.New(telemetryCounts(tel.Stats())), telemetryOutcome(e, "bench", tel, shutdownErr))
 	}
 	rep.Tool = report.Tool{Name: "ortel", Version: version}
 	rep.Runtime.LibraryPath, _ = ortenv.Init()
@@ -521,10 +530,11 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if shutdownErr != nil {
 		rep.Notes = append(rep.Notes, "telemetry shutdown: "+e.redact.Redact(shutdownErr.Error()))
 	}
+	// The report file is replaced whole (a full disk leaves no empty
+	// report.json); when it cannot be written the report still goes to
+	// stdout, and the exit says why the file is missing.
 	reportPath := filepath.Join(out, "report.json")
-	if err := rep.Write(reportPath); err != nil {
-		return err
-	}
+	reportErr := rep.Write(reportPath)
 	if f.format == "json" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", b)
@@ -535,15 +545,19 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		if err := report.WriteAnalysisText(e.stdout, rep); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)
+		if reportErr == nil {
+			fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)
+		} else {
+			fmt.Fprintf(e.stdout, "\nreport: not written (see the error below)\n")
+		}
 	}
 	if err := recordHistory(ctx, e, f.history, rep); err != nil {
 		return err
 	}
 	ui.hold(ctx, e, "bench", rep)
 	// The report is out; telemetry that did not leave makes the exit
-	// status 4, with one line per signal.
-	return telemetryOutcome(e, "bench", tel, shutdownErr)
+	// status 4, with one line per signal (1 when the report file failed).
+	return errors.Join(reportErr, telemetryOutcome(e, "bench", tel, shutdownErr))
 }
 
 // parseLoad parses the flags that take words or lists: --warmup, --batch,

@@ -19,13 +19,15 @@ import (
 const maxTelemetryErrors = 10
 
 // onceHandler prints each distinct telemetry error once: a collector that
-// is down fails every export the same way, and one line says it. Header
-// values are redacted before the message is compared or printed.
+// is down fails every export the same way, and one line says it; repeats
+// says at exit how many times each came. Header values are redacted before
+// the message is compared or printed.
 type onceHandler struct {
 	w      io.Writer
 	redact *telemetry.Redactor
 	mu     sync.Mutex
-	seen   map[string]bool
+	seen   map[string]int
+	order  []string
 }
 
 func (h *onceHandler) Handle(err error) {
@@ -35,16 +37,35 @@ func (h *onceHandler) Handle(err error) {
 	msg := h.redact.Redact(err.Error())
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.seen[msg] {
+	if h.seen[msg] > 0 {
+		h.seen[msg]++
 		return
 	}
 	switch {
 	case len(h.seen) < maxTelemetryErrors:
 		fmt.Fprintf(h.w, "ortel: telemetry: %s\n", msg)
+		h.order = append(h.order, msg)
 	case len(h.seen) == maxTelemetryErrors:
 		fmt.Fprintf(h.w, "ortel: telemetry: further errors are not shown\n")
 	}
-	h.seen[msg] = true
+	h.seen[msg] = 1
+}
+
+// repeats says, for each error printed that came more than once, how
+// many times it came in all.
+func (h *onceHandler) repeats() []string {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, msg := range h.order {
+		if n := h.seen[msg]; n > 1 {
+			out = append(out, fmt.Sprintf("the error %q came %d times in all", msg, n))
+		}
+	}
+	return out
 }
 
 // installSinks routes the loggers of ortel's dependencies to stderr, each
@@ -56,12 +77,15 @@ func (h *onceHandler) Handle(err error) {
 //     variables with their text);
 //   - the standard library's log package.
 //
-// run calls it for each command, with the command's stderr.
-func installSinks(stderr io.Writer, r *telemetry.Redactor) {
+// run calls it for each command, with the command's stderr, and prints
+// the handler's repeats at the end.
+func installSinks(stderr io.Writer, r *telemetry.Redactor) *onceHandler {
 	w := r.Writer(stderr)
 	log.SetOutput(w)
-	otel.SetErrorHandler(&onceHandler{w: w, redact: r, seen: map[string]bool{}})
+	h := &onceHandler{w: w, redact: r, seen: map[string]int{}}
+	otel.SetErrorHandler(h)
 	otel.SetLogger(stdr.New(log.New(w, "ortel: telemetry: ", 0)))
+	return h
 }
 
 // installGRPCLogger routes gRPC's logger to stderr through r, at the level

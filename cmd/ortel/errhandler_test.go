@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -14,13 +15,16 @@ import (
 
 func TestOnceHandler(t *testing.T) {
 	var buf bytes.Buffer
-	h := &onceHandler{w: &buf, seen: map[string]bool{}}
+	h := &onceHandler{w: &buf, seen: map[string]int{}}
 	for i := 0; i < 5; i++ {
 		h.Handle(errors.New("export: connection refused"))
 	}
 	h.Handle(nil)
 	if n := strings.Count(buf.String(), "connection refused"); n != 1 {
 		t.Fatalf("the same error printed %d times, want once:\n%s", n, buf.String())
+	}
+	if r := h.repeats(); len(r) != 1 || !strings.Contains(r[0], "connection refused") || !strings.Contains(r[0], "5 times") {
+		t.Errorf("repeats = %q, want the error and its count, 5", r)
 	}
 	for i := 0; i < 2*maxTelemetryErrors; i++ {
 		h.Handle(errors.New(strings.Repeat("x", i+1)))
@@ -58,5 +62,27 @@ func TestSinksRedact(t *testing.T) {
 	}
 	if strings.Count(out, "export failed: header <redacted> rejected") != 1 || !strings.Contains(out, `"input"="<redacted>"`) {
 		t.Errorf("want the error once and the log line, redacted:\n%s", out)
+	}
+}
+
+// TestDistinctLines: the errors a command joins are printed one each, a
+// repeated one once with its count; an error that wraps several in one
+// message, or spans lines, stays whole.
+func TestDistinctLines(t *testing.T) {
+	full := errors.New("write report: no space left on device")
+	multi := errors.New("library not found; looked in:\n  - /opt/lib\n  - /usr/lib")
+	wrapped := fmt.Errorf("%w (gave up: %w)", full, context.Canceled)
+	err := errors.Join(full, errors.Join(wrapped, full), multi, full, nil)
+	got := distinctLines(err)
+	want := []string{full.Error() + " (3 times)", wrapped.Error(), multi.Error()}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("distinctLines = %q, want %q", got, want)
+	}
+	le := &lostError{lines: []string{"traces: 1 of 2 spans"}}
+	if rest := without(errors.Join(full, le), le); rest == nil || rest.Error() != full.Error() {
+		t.Errorf("without = %v, want the report error alone", rest)
+	}
+	if rest := without(le, le); rest != nil {
+		t.Errorf("without(le, le) = %v", rest)
 	}
 }

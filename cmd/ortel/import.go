@@ -13,6 +13,7 @@ import (
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/views"
+	"github.com/ortel-dev/ortel/internal/otlpjson"
 	"github.com/ortel-dev/ortel/internal/profimport"
 	"github.com/ortel-dev/ortel/internal/telemetry"
 	"github.com/ortel-dev/ortel/semconv"
@@ -53,7 +54,7 @@ Flags:
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
                       after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
-
+` + spoolFlagsUsage + `
 Old spelling, still accepted with a notice: --model (now --model-name).
 
 Examples:
@@ -84,12 +85,17 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&overwrite, "overwrite", false, "")
 	var exportTimeout time.Duration
 	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
+	var sf spoolFlags
+	sf.register(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	noteDeprecated(e, "import", fs)
 	if err := checkExportTimeout(exportTimeout); err != nil {
+		return err
+	}
+	if err := sf.validate(); err != nil {
 		return err
 	}
 	if len(pos) == 0 {
@@ -113,7 +119,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	cfg := telemetryConfig("import", out)
-	cfg.Endpoint, cfg.ExportTimeout, cfg.Views = endpoint, exportTimeout, views.FromEnv()
+	cfg.Endpoint, cfg.ExportTimeout, cfg.Views, cfg.SpoolMaxBytes = endpoint, exportTimeout, views.FromEnv(), sf.maxBytes()
 	resolved, err := telemetry.Resolve(cfg)
 	if err != nil {
 		return fmt.Errorf("set up telemetry: %w", err)
@@ -132,15 +138,24 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	scope := instrumentation.Scope{Name: instrument.ScopeName, Version: instrument.Version()}
 	var (
 		sink      profimport.Sink
-		traceFile *os.File
+		traceFile *otlpjson.Appender
 	)
 	if fileMode {
-		traceFile, err = os.OpenFile(resolved.TracesFile(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		// Crash-consistent: each batch is one line written whole or not at
+		// all, and a cut line an earlier run left is repaired first.
+		var rep otlpjson.Repair
+		traceFile, rep, err = otlpjson.OpenAppender(resolved.TracesFile())
 		if err == nil {
+			if r := rep.String(); r != "" {
+				fmt.Fprintf(e.stderr, "ortel import: %s: %s\n", resolved.TracesFile(), r)
+			}
 			sink = profimport.NewFileSink(traceFile, resolved.TracesFile(), tel.Resource(), scope)
 		}
 	} else {
-		sink, err = profimport.NewClientSink(ctx, resolved.TraceClient(), resolved.TracesEndpoint, tel.Resource(), scope)
+		// The telemetry's own client: when the collector is dead, the
+		// metrics learn it from the spans and are spooled at exit
+		// without waiting a second export timeout.
+		sink, err = profimport.NewClientSink(ctx, tel.TraceClient(), resolved.TracesEndpoint, tel.Resource(), scope)
 	}
 	if err != nil {
 		_ = stopTelemetry(ctx, tel)
@@ -170,27 +185,22 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	}
 	if traceFile != nil {
 		if err := traceFile.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close %s: %w", traceFile.Name(), err))
+			errs = append(errs, err)
 		}
 	}
 	shutdownErr := stopTelemetry(ctx, tel)
-	if shutdownErr != nil && len(errs) > 0 {
-		errs = append(errs, fmt.Errorf("telemetry shutdown: %w", shutdownErr))
-	}
+	outcome := telemetryOutcome(e, "import", tel, shutdownErr)
 	if total == 0 {
 		removeAll(created)
 		errs = append(errs, errors.New("nothing was imported"))
-		return errors.Join(errs...)
+		return errors.Join(append(errs, outcome)...)
 	}
 	if fileMode {
 		fmt.Fprintf(e.stdout, "wrote %d spans to %s and the metrics to %s\n", total, resolved.TracesFile(), resolved.MetricsFile())
 	} else {
 		fmt.Fprintf(e.stdout, "sent %d spans to %s (each batch acknowledged)\n", total, tel.Resolved.Traces.Where())
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	return telemetryOutcome(e, "import", tel, shutdownErr)
+	return errors.Join(append(errs, outcome)...)
 }
 
 // errSink marks a failure of the output, as opposed to one of the profile.
@@ -218,6 +228,12 @@ func importFile(ctx context.Context, e *env, path string, origin time.Time, sink
 	}
 	if n := st.WarningCount - len(st.Warnings); n > 0 {
 		fmt.Fprintf(e.stderr, "ortel import: %s: %d more repairs not shown\n", path, n)
+	}
+	for _, w := range st.Rejected {
+		fmt.Fprintf(e.stderr, "ortel import: %s: rejected at byte %d: %s\n", path, w.Offset, w.Msg)
+	}
+	if n := st.RejectedCount - len(st.Rejected); n > 0 {
+		fmt.Fprintf(e.stderr, "ortel import: %s: %d more events rejected, not shown\n", path, n)
 	}
 	if err != nil {
 		return st, fmt.Errorf("import profile %q (%d spans written): %w", path, st.Spans(), err)

@@ -77,6 +77,9 @@ var exitCodes = []struct {
 type lostError struct {
 	lines, spooled []string
 	spoolDir       string
+	// notes say what else happened to the telemetry's files (a record a
+	// crash cut short, removed when the spool was opened).
+	notes []string
 	// waited is how long the command waited at exit for its last exports.
 	waited time.Duration
 }
@@ -122,7 +125,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	// environment's OTLP headers and endpoints.
 	r := telemetry.RedactorFromEnv(os.Environ())
 	e = &env{stdout: r.Writer(e.stdout), stderr: r.Writer(e.stderr), redact: r}
-	installSinks(e.stderr, r)
+	handler := installSinks(e.stderr, r)
 	if len(args) == 0 {
 		printUsage(e.stderr)
 		return exitUsage
@@ -150,21 +153,47 @@ func run(ctx context.Context, e *env, args []string) int {
 		return 2
 	}
 	err := c.run(ctx, e, args[1:])
-	var ue *usageError
+	code := exitWith(e, c, err)
+	for _, r := range handler.repeats() {
+		fmt.Fprintf(e.stderr, "ortel %s: telemetry: %s\n", c.name, r)
+	}
+	return code
+}
+
+// exitWith prints what a command's error says and returns the exit code.
+// The error may carry a *lostError (errors.Join): the telemetry lost or
+// spooled. Its lines come last, after the command's own errors, each
+// distinct line printed once with a count; exit code 4 is for a command
+// whose only trouble is its telemetry, any other error keeps its code.
+func exitWith(e *env, c *command, err error) int {
 	var le *lostError
+	if errors.As(err, &le) {
+		err = without(err, le)
+	}
+	code := exitOK
+	var ue *usageError
 	switch {
 	case err == nil:
-		return exitOK
+		if le != nil {
+			code = exitTelemetryLost
+		}
 	case errors.Is(err, errHelp):
 		fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.usage)
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "ortel %s: %v\nrun 'ortel help %s' for usage\n", c.name, err, c.name)
-		return exitUsage
+		code = exitUsage
 	case errors.Is(err, errRegression):
-		fmt.Fprintf(e.stderr, "ortel %s: %v\n", c.name, err)
-		return exitRegression
-	case errors.As(err, &le) && err == error(le):
+		code = exitRegression
+	default:
+		code = exitFailure
+	}
+	for _, l := range distinctLines(err) {
+		fmt.Fprintf(e.stderr, "ortel %s: %s\n", c.name, l)
+	}
+	if code == exitUsage {
+		fmt.Fprintf(e.stderr, "run 'ortel help %s' for usage\n", c.name)
+	}
+	if le != nil {
 		for _, l := range le.lines {
 			fmt.Fprintf(e.stderr, "ortel %s: telemetry lost: %s\n", c.name, l)
 		}
@@ -174,14 +203,82 @@ func run(ctx context.Context, e *env, args []string) int {
 		if len(le.spooled) > 0 {
 			fmt.Fprintf(e.stderr, "ortel %s: send the spooled telemetry when the collector is back: ortel replay %s\n", c.name, le.spoolDir)
 		}
+		for _, n := range le.notes {
+			fmt.Fprintf(e.stderr, "ortel %s: telemetry: %s\n", c.name, n)
+		}
 		if le.waited > 0 {
 			fmt.Fprintf(e.stderr, "ortel %s: waited %.2fs at exit for the last exports\n", c.name, le.waited.Seconds())
 		}
-		return exitTelemetryLost
-	default:
-		fmt.Fprintf(e.stderr, "ortel %s: %v\n", c.name, err)
-		return exitFailure
 	}
+	return code
+}
+
+// without returns err less target, one of the errors errors.Join joined
+// into it.
+func without(err, target error) error {
+	if err == target {
+		return nil
+	}
+	parts, ok := joined(err)
+	if !ok {
+		return err
+	}
+	var rest []error
+	for _, x := range parts {
+		if x = without(x, target); x != nil {
+			rest = append(rest, x)
+		}
+	}
+	return errors.Join(rest...)
+}
+
+// joined returns the errors errors.Join made err of. An error wrapping
+// several with fmt.Errorf("%w ... %w") is one message, not a join.
+func joined(err error) ([]error, bool) {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil, false
+	}
+	parts := j.Unwrap()
+	msgs := make([]string, len(parts))
+	for i, p := range parts {
+		msgs[i] = p.Error()
+	}
+	return parts, strings.Join(msgs, "\n") == err.Error()
+}
+
+// distinctLines are the messages of the errors err joins, each once, in
+// order, one that came several times (the same failure of several
+// exports) followed by how many.
+func distinctLines(err error) []string {
+	var order []string
+	count := map[string]int{}
+	var walk func(error)
+	walk = func(err error) {
+		if parts, ok := joined(err); ok {
+			for _, p := range parts {
+				walk(p)
+			}
+			return
+		}
+		msg := strings.TrimSpace(err.Error())
+		if msg == "" {
+			return
+		}
+		if count[msg] == 0 {
+			order = append(order, msg)
+		}
+		count[msg]++
+	}
+	if err != nil {
+		walk(err)
+	}
+	for i, msg := range order {
+		if n := count[msg]; n > 1 {
+			order[i] = fmt.Sprintf("%s (%d times)", msg, n)
+		}
+	}
+	return order
 }
 
 func find(name string) *command {

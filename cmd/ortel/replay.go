@@ -21,9 +21,20 @@ Sends OTLP/JSON lines files to a collector: the spool a command wrote when
 its collector was down (OUT/spool/), the embedded default's traces.jsonl and
 metrics.jsonl, or the collector file exporter's output. A folder means every
 .jsonl file in it. Each record (line) is one export request, sent in order,
-once: progress is kept in FILE.replayed after each record, so a replay that
-stops part way (collector down again) can simply be run again, and one run
-after more records were appended sends only those.
+once:
+  - progress is committed to FILE.replayed after each record the collector
+    accepted, before the next is sent, so a replay that stops part way
+    (collector down again, Ctrl-C) can simply be run again, and one run after
+    more records were appended sends only those;
+  - the progress names the file it belongs to (its first record's SHA-256,
+    device and inode): a FILE.replayed left by a removed or replaced file is
+    ignored, so a new file is sent whole, never skipped;
+  - one replay at a time per file: a second one started while the first
+    sends the file refuses at once (exit 1) and can be run again after.
+A damaged record (a line that is not a whole OTLP/JSON request, such as one
+cut by a crash before this ortel repaired its files) is skipped and counted,
+never sent; a last line without its line end (a record still being written)
+waits for a later replay.
 
 The collector, protocol, headers and TLS come from the OTEL_* variables, as
 for every command (ortel doctor shows them).
@@ -87,14 +98,27 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	}
 	for _, f := range files {
 		res, err := telemetry.Replay(ctx, r, f)
+		for _, n := range res.Notes {
+			fmt.Fprintf(e.stderr, "ortel replay: %s\n", n)
+		}
 		if err != nil {
 			return err
 		}
+		if res.Signal == "" {
+			fmt.Fprintf(e.stdout, "%s: holds no record yet, nothing to send\n", f)
+			continue
+		}
 		fmt.Fprintf(e.stdout, "%s: sent %d %s records", f, res.Sent, res.Signal)
 		if res.Earlier > 0 {
-			fmt.Fprintf(e.stdout, " (%d sent by an earlier replay)", res.Earlier)
+			fmt.Fprintf(e.stdout, " (%d sent or skipped by an earlier replay)", res.Earlier)
 		}
 		fmt.Fprintln(e.stdout)
+		if res.Damaged > 0 {
+			fmt.Fprintf(e.stderr, "ortel replay: %s: skipped %d damaged records, not sent (the first: %s)\n", f, res.Damaged, res.FirstDamaged)
+		}
+		if res.Incomplete > 0 {
+			fmt.Fprintf(e.stderr, "ortel replay: %s: the last %d bytes are a record without its line end (still being written, or cut by a crash): not sent; a later replay sends it once it is whole\n", f, res.Incomplete)
+		}
 	}
 	return nil
 }

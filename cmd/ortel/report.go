@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/ortel-dev/ortel/internal/atomicfile"
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
@@ -132,7 +132,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		_, err = e.stdout.Write(b.Bytes())
 		return err
 	}
-	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+	if err := atomicfile.Write(out, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write %s report %q: %w", f, out, err)
 	}
 	fmt.Fprintf(e.stderr, "wrote %s\n", out)

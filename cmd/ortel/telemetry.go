@@ -112,37 +112,89 @@ func stopTelemetry(ctx context.Context, tel *telemetry.Telemetry) error {
 	return tel.Shutdown(context.WithoutCancel(ctx))
 }
 
-// telemetryOutcome is what a command that finished its work returns after
+// telemetryOutcome is what happened to a command's telemetry, after
 // stopTelemetry: nil when everything it was asked to send was delivered, a
-// *lostError (exit code 4) naming each signal that lost or spooled some
-// otherwise. A
-// shutdown error with nothing counted as lost is printed as a warning.
+// *lostError naming each signal that lost or spooled some otherwise (exit
+// code 4 when the command's work succeeded; a command that failed returns
+// it joined to its own error, so its exit says both). A shutdown error
+// with nothing counted as lost is printed as a warning.
 func telemetryOutcome(e *env, command string, tel *telemetry.Telemetry, shutdownErr error) error {
 	st := tel.Stats()
+	notes := tel.SpoolRepairs()
 	if lost, spooled := st.Lost(), st.Spooled(); len(lost) > 0 || len(spooled) > 0 {
-		return &lostError{lines: lost, spooled: spooled, spoolDir: tel.Resolved.SpoolDir, waited: tel.ShutdownTook()}
+		return &lostError{lines: lost, spooled: spooled, spoolDir: tel.Resolved.SpoolDir, notes: notes, waited: tel.ShutdownTook()}
 	}
 	if shutdownErr != nil {
 		fmt.Fprintf(e.stderr, "ortel %s: warning: %v\n", command, shutdownErr)
 	}
+	for _, n := range notes {
+		fmt.Fprintf(e.stderr, "ortel %s: telemetry: %s\n", command, n)
+	}
 	return nil
 }
 
+// telemetryCounts says in one line what became of the telemetry, for a
+// command that stopped before its report (which holds these counts).
+func telemetryCounts(st telemetry.Stats) string {
+	return fmt.Sprintf("telemetry: %d spans ended: %d exported, %d spooled, %d lost; %d metric exports written or sent, %d failed (%d of them spooled)",
+		st.SpansEnded, st.SpansExported, st.SpansSpooled, st.SpansDropped, st.MetricExports, st.MetricExportFailures, st.MetricExportsSpooled)
+}
+
+// interrupted rewords the error of work that a signal (Ctrl-C, SIGTERM)
+// stopped: the signal is the cause, whatever the work said.
+func interrupted(ctx context.Context, err error, what string) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("stopped by a signal (%v) before %s", context.Cause(ctx), what)
+}
+
+// spoolFlagsUsage documents spoolFlags, in every command that spools.
+const spoolFlagsUsage = `  --spool-max-mb N    bound of the spool folder (OUT/spool), where exports a
+                      collector could not take are kept for ortel replay: past
+                      it they are dropped and counted, per signal (default 256;
+                      what earlier runs left counts, what a replay sent whole
+                      is reclaimed)
+`
+
+// spoolFlags bound the spool of a command that sends to a collector.
+type spoolFlags struct{ maxMB int }
+
+func (f *spoolFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.maxMB, "spool-max-mb", int(telemetry.DefaultSpoolMaxBytes>>20), "")
+}
+
+func (f *spoolFlags) validate() error {
+	if f.maxMB < 1 || f.maxMB > 1<<20 {
+		return usagef("--spool-max-mb must be between 1 and %d (got %d)", 1<<20, f.maxMB)
+	}
+	return nil
+}
+
+// maxBytes is the bound for telemetry.Config.SpoolMaxBytes.
+func (f *spoolFlags) maxBytes() int64 { return int64(f.maxMB) << 20 }
+
 // exportFlags are a long-running command's telemetry output flags (agent,
-// attach): the export timeout and the rotation of its OTLP/JSON files.
+// attach): the export timeout, the rotation of its OTLP/JSON files and the
+// spool's bound.
 type exportFlags struct {
 	timeout              time.Duration
 	rotateMB, rotateKeep int
+	spool                spoolFlags
 }
 
 func (f *exportFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "export-timeout", 0, "")
 	fs.IntVar(&f.rotateMB, "rotate-mb", defaultRotateMB, "")
 	fs.IntVar(&f.rotateKeep, "rotate-keep", defaultRotateKeep, "")
+	f.spool.register(fs)
 }
 
 func (f *exportFlags) validate() error {
 	if err := checkExportTimeout(f.timeout); err != nil {
+		return err
+	}
+	if err := f.spool.validate(); err != nil {
 		return err
 	}
 	if f.rotateMB < 0 || f.rotateMB > 1<<20 {

@@ -19,7 +19,9 @@ const uiFlagsUsage = `  --ui ADDR           serve the live view (page, JSON API,
                       ADDR: a bare port is 127.0.0.1:PORT (default: off)
   --ui-allow-remote   allow a --ui address that is not loopback (needs --ui-token)
   --ui-token T        token the live view requires, as "Authorization: Bearer T"
-                      or ?token=T (default: ORTEL_UI_TOKEN; 16 characters or more)
+                      or ?token=T (default: ORTEL_UI_TOKEN); 16 characters or
+                      more, not easy to guess (not "aaaa…", "abcd…", spaces):
+                      openssl rand -hex 16 makes one
 `
 
 type uiFlags struct {
@@ -44,8 +46,10 @@ func (u *uiFlags) validate() error {
 		}
 		return nil
 	}
-	if u.token != "" && len(u.token) < liveview.MinTokenLength {
-		return usagef("--ui-token is too short: %d characters or more", liveview.MinTokenLength)
+	if u.token != "" {
+		if err := liveview.CheckToken(u.token); err != nil {
+			return usagef("--ui-token (or ORTEL_UI_TOKEN): %v", err)
+		}
 	}
 	if _, err := liveview.ResolveAddr(u.addr, u.allowRemote, u.token); err != nil {
 		return usagef("--ui: %v", err)

@@ -281,3 +281,36 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestWeakUITokensAreRefused: a --ui-token (or ORTEL_UI_TOKEN) that is
+// easy to guess — sixteen spaces, one character repeated, a run — is a
+// usage error naming the flag and saying how to make a good one, before
+// any work starts; a random token is taken.
+func TestWeakUITokensAreRefused(t *testing.T) {
+	t.Setenv("ORTEL_HOST_ROOT", hostRoot(t, false))
+	for _, tc := range []struct {
+		name, token, env, want string
+	}{
+		{"spaces", strings.Repeat(" ", 16), "", "spaces"},
+		{"repeated", strings.Repeat("a", 16), "", "different characters"},
+		{"run", "abcdefghijklmnop", "", "consecutive"},
+		{"weak environment", "", strings.Repeat("a", 20), "ORTEL_UI_TOKEN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("ORTEL_UI_TOKEN", tc.env)
+			args := []string{"agent", "--ui", "127.0.0.1:0", "--duration", "1ms", "--out", t.TempDir()}
+			if tc.token != "" {
+				args = append(args, "--ui-token", tc.token)
+			}
+			code, _, stderr := ortel(t, args...)
+			if code != exitUsage || !strings.Contains(stderr, "--ui-token") || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "openssl rand") {
+				t.Errorf("exit %d, want %d with a message naming --ui-token and saying %q:\n%s", code, exitUsage, tc.want, stderr)
+			}
+		})
+	}
+	t.Setenv("ORTEL_UI_TOKEN", "")
+	code, _, stderr := ortel(t, "agent", "--ui", "127.0.0.1:0", "--ui-token", "9f3c1a7e5b2d8046c1e7", "--duration", "1ms", "--out", t.TempDir())
+	if code != exitOK && code != exitTelemetryLost {
+		t.Errorf("a random token: exit %d\n%s", code, stderr)
+	}
+}

@@ -34,6 +34,30 @@ type Event struct {
 	Memory Memory
 }
 
+// MaxMicros bounds an event's ts, dur and their sum, in microseconds: 100
+// years. Beyond it a time is not one a profile can hold (a non-finite
+// number reads as the largest int64), and converted to nanoseconds since
+// the epoch it would overflow.
+const MaxMicros = 36525 * 24 * 3600 * 1_000_000
+
+// badTimes says why e's times are impossible — a negative, non-finite or
+// out-of-range ts or dur — or "" when they are not.
+func (e *Event) badTimes() string {
+	what := func(key string, v int64) string {
+		return "event " + strconv.Quote(e.Name) + ": " + key + " " + strconv.FormatInt(v, 10) +
+			" is not a time a profile holds (negative, not finite, or past 100 years in microseconds): the event is skipped"
+	}
+	switch {
+	case e.TS < 0 || e.TS > MaxMicros:
+		return what("ts", e.TS)
+	case e.Dur < 0 || e.Dur > MaxMicros:
+		return what("dur", e.Dur)
+	case e.TS+e.Dur > MaxMicros:
+		return what("ts+dur", e.TS+e.Dur)
+	}
+	return ""
+}
+
 // Memory is what the session's allocator reported around one node, in
 // bytes: ONNX Runtime 1.25 and later write these as the node event's mem_*
 // args. A delta is the change the node caused; it may be negative.

@@ -34,6 +34,8 @@ type Reader struct {
 	stack    []byte // brackets of the value being skipped
 	warnings []Warning
 	nwarn    int
+	rejected []Warning
+	nreject  int
 }
 
 // Reader states.
@@ -77,6 +79,23 @@ func (r *Reader) Offset() int64 { return r.mark }
 // offset returns the input offset of r.buf[r.pos].
 func (r *Reader) offset() int64 { return r.base + int64(r.pos) }
 
+// Rejected returns the first MaxWarnings events skipped so far for
+// impossible times (see Event.badTimes): a negative, non-finite or
+// out-of-range ts or dur, which would make a span end before it starts or
+// a duration of centuries. RejectedCount counts them all.
+func (r *Reader) Rejected() []Warning { return r.rejected[:len(r.rejected):len(r.rejected)] }
+
+// RejectedCount returns how many events were skipped for impossible times.
+func (r *Reader) RejectedCount() int { return r.nreject }
+
+// reject skips the event read from byte off, saying why.
+func (r *Reader) reject(off int64, msg string) {
+	r.nreject++
+	if len(r.rejected) < MaxWarnings {
+		r.rejected = append(r.rejected, Warning{Offset: off, Msg: msg})
+	}
+}
+
 // Warnings returns the first MaxWarnings repairs made so far.
 func (r *Reader) Warnings() []Warning { return r.warnings[:len(r.warnings):len(r.warnings)] }
 
@@ -84,7 +103,9 @@ func (r *Reader) Warnings() []Warning { return r.warnings[:len(r.warnings):len(r
 // beyond MaxWarnings that Warnings does not keep.
 func (r *Reader) WarningCount() int { return r.nwarn }
 
-// Next returns the next event. It returns io.EOF after the last one, ErrEmpty
+// Next returns the next event. An event whose times are impossible is
+// skipped and counted (Rejected), never returned. It returns io.EOF after
+// the last one, ErrEmpty
 // for an input with no JSON at all, a *SyntaxError for input it cannot read
 // without guessing, or the error of the underlying reader. Once Next returns
 // an error it returns the same error on every later call; every event it
@@ -144,12 +165,17 @@ func (r *Reader) next() (*Event, error) {
 			if c != '{' {
 				return nil, r.syntaxErr(0, "expected '{' to start an event, found "+quoteByte(c))
 			}
+			start := r.offset()
 			r.pos++
 			r.truncMsg = msgTruncEvent
 			if err := r.parseEvent(&r.ev); err != nil {
 				return nil, err
 			}
 			r.state = stNext
+			if msg := r.ev.badTimes(); msg != "" {
+				r.reject(start, msg)
+				continue
+			}
 			return &r.ev, nil
 		default: // stTail
 			return nil, r.finish()

@@ -709,3 +709,69 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestReaderRejectsImpossibleTimes: an event whose ts or dur is negative,
+// not finite (1e999, a string "Infinity") or out of range (1e308, int64's
+// largest, a sum past 100 years) is skipped and counted with its offset
+// and a reason, never returned; the events around it are.
+func TestReaderRejectsImpossibleTimes(t *testing.T) {
+	events := []struct {
+		json string
+		bad  string // what the rejection names; "" for a good event
+	}{
+		{`{"name":"ok","ts":5,"dur":3}`, ""},
+		{`{"name":"neg","ts":5,"dur":-5}`, `"neg": dur -5`},
+		{`{"name":"huge","ts":5,"dur":1e308}`, `"huge": dur 9223372036854775807`},
+		{`{"name":"inf","ts":1e999,"dur":1}`, `"inf": ts 9223372036854775807`},
+		{`{"name":"infstr","ts":1,"dur":"Infinity"}`, `"infstr": dur 9223372036854775807`},
+		{`{"name":"max","ts":9223372036854775807,"dur":0}`, `"max": ts 9223372036854775807`},
+		{`{"name":"sum","ts":3000000000000000,"dur":200000000000000}`, `"sum": ts+dur 3200000000000000`},
+		{`{"name":"negts","ts":-1,"dur":1}`, `"negts": ts -1`},
+		{`{"name":"edge","ts":0,"dur":3155760000000000}`, ""},
+		{`{"name":"last","ts":7,"dur":0}`, ""},
+	}
+	var parts []string
+	var wantNames, wantBad []string
+	var offsets []int64
+	off := int64(1)
+	for i, e := range events {
+		if i > 0 {
+			off++ // the comma
+		}
+		parts = append(parts, e.json)
+		if e.bad == "" {
+			wantNames = append(wantNames, strings.Split(strings.Split(e.json, `"name":"`)[1], `"`)[0])
+		} else {
+			wantBad = append(wantBad, e.bad)
+			offsets = append(offsets, off)
+		}
+		off += int64(len(e.json))
+	}
+	r := NewReader(strings.NewReader("[" + strings.Join(parts, ",") + "]"))
+	var got []string
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev.Name)
+	}
+	if strings.Join(got, " ") != strings.Join(wantNames, " ") {
+		t.Errorf("events %q, want %q", got, wantNames)
+	}
+	rej := r.Rejected()
+	if r.RejectedCount() != len(wantBad) || len(rej) != len(wantBad) {
+		t.Fatalf("%d rejected (%d kept), want %d: %v", r.RejectedCount(), len(rej), len(wantBad), rej)
+	}
+	for i, w := range rej {
+		if !strings.Contains(w.Msg, wantBad[i]) || !strings.Contains(w.Msg, "skipped") || w.Offset != offsets[i] {
+			t.Errorf("rejection %d: %v, want byte %d and %q", i, w, offsets[i], wantBad[i])
+		}
+	}
+	if r.WarningCount() != 0 {
+		t.Errorf("rejections counted as repairs too: %v", r.Warnings())
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/ortel-dev/ortel/internal/atomicfile"
 	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/ortenv"
 	"github.com/ortel-dev/ortel/internal/report"
@@ -339,19 +340,8 @@ func SavePeaks(dir, key string, p report.Peaks) error {
 		return fmt.Errorf("save peaks: %w", err)
 	}
 	b, _ := json.MarshalIndent(c, "", "  ")
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".peaks-*.json")
-	if err != nil {
+	if err := atomicfile.Write(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("save peaks: %w", err)
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("save peaks %q: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("save peaks %q: %w", path, err)
 	}
 	return nil
 }

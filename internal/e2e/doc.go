@@ -33,12 +33,30 @@
 // out/faults/. Logs and generated configs stay in out/e2e/ and are
 // printed when the test fails.
 //
+// TestCrashes (make faults too) is the crash test: 200 SIGKILLs at random
+// moments of `ortel agent` and `ortel bench` (a tiny generated model)
+// while they write their spool (collector dead) or their OTLP/JSON files,
+// every 10th a SIGTERM instead, every start appending to what the last
+// kill left (and one start in four meeting a file end damaged as a kill or
+// a power loss inside a write leaves it); then the agent's files and a
+// bench's spool on a 2 MiB tmpfs that fills up and is freed (mounting it
+// needs root: elsewhere the part says so and skips, under CI=true it
+// fails). After `ortel replay` of every folder (one by two replays at
+// once), every whole record of the files must have arrived exactly once
+// and nothing else (no damaged record sent), a second replay must send
+// nothing, every exit's counts must add up (produced = written + lost) and
+// match what its files gained. Its figures go to out/crashes/figures.txt;
+// ORTEL_CRASH_ITERATIONS and ORTEL_CRASH_SEED change the count and replay a
+// schedule.
+//
 // Environment:
 //
 //	ORTEL_E2E_CMD             workload command line (run by bash) instead of bin/ortel bench
 //	ORTEL_E2E_RUNS            unprofiled runs the workload records (default 31: 1 cold + 30 measured)
 //	ORTEL_E2E_PROFILED_RUNS   profiled runs the workload records (default 3)
 //	ORTEL_E2E_OUT             log folder (default <repo>/out/e2e)
+//	ORTEL_CRASH_ITERATIONS    TestCrashes' kills (default 200)
+//	ORTEL_CRASH_SEED          TestCrashes' random schedule (default: the time, printed)
 //
 // The package's non-test code is the harness (processes, ports, the
 // Prometheus HTTP API, generated configs, span-tree checks, the expected

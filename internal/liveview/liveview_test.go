@@ -160,8 +160,37 @@ func TestSlowClientSkipsFrames(t *testing.T) {
 	}
 }
 
+// TestCheckToken: tokens an attacker would try first, or that break in a
+// header, are refused with a reason; random ones pass.
+func TestCheckToken(t *testing.T) {
+	for _, c := range []struct{ token, err string }{
+		{"9f3c1a7e5b2d8046c1e7", ""},
+		{"Zq7-vR2m_Kp9wX4t", ""},
+		{"correct-horse-battery-staple-42", ""},
+		{"short", "too short"},
+		{strings.Repeat(" ", 16), "spaces"},
+		{"abcdefgh ijklmnop", "spaces"},
+		{"abcdefgh\tijklmnop", "spaces"},
+		{strings.Repeat("a", 16), "6 or more"},
+		{strings.Repeat("ab", 10), "6 or more"},
+		{"abcdefghijklmnop", "repeated or consecutive"},
+		{"1234567890123456", "repeated or consecutive"},
+		{"zyxwvutsrqponmlk", "repeated or consecutive"},
+		{"aaaaaaaaaabcdefg", "repeated or consecutive"},
+		{"acegikacegikacegik", "bits of randomness"},
+	} {
+		err := CheckToken(c.token)
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("CheckToken(%q) = %v, want it accepted", c.token, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "openssl rand")):
+			t.Errorf("CheckToken(%q) = %v, want a refusal saying %q and how to make a good one", c.token, err, c.err)
+		}
+	}
+}
+
 func TestResolveAddr(t *testing.T) {
-	tok := strings.Repeat("x", MinTokenLength)
+	tok := "9f3c1a7e5b2d8046c1e7"
 	for _, c := range []struct {
 		in, token string
 		remote    bool
@@ -174,6 +203,7 @@ func TestResolveAddr(t *testing.T) {
 		{in: "0.0.0.0:9", err: "--ui-allow-remote"},
 		{in: "0.0.0.0:9", remote: true, err: "--ui-token"},
 		{in: "0.0.0.0:9", remote: true, token: "short", err: "16 characters"},
+		{in: "0.0.0.0:9", remote: true, token: strings.Repeat("x", MinTokenLength), err: "too easy to guess"},
 		{in: "0.0.0.0:9", remote: true, token: tok, want: "0.0.0.0:9"},
 		{in: "nonsense", err: "want PORT or HOST:PORT"},
 		{in: "1:99999", err: "0 to 65535"},

@@ -21,7 +21,7 @@ const MinTokenLength = 16
 
 // ResolveAddr turns the --ui value into a listen address: a bare port
 // ("8080" or ":8080") is 127.0.0.1:PORT. A host that is not loopback needs
-// allowRemote and a token of MinTokenLength characters or more.
+// allowRemote and a token CheckToken accepts.
 func ResolveAddr(addr string, allowRemote bool, token string) (string, error) {
 	a := strings.TrimSpace(addr)
 	if a == "" {
@@ -44,8 +44,11 @@ func ResolveAddr(addr string, allowRemote bool, token string) (string, error) {
 		if !allowRemote {
 			return "", fmt.Errorf("live view address %q is not loopback: add --ui-allow-remote and a --ui-token to serve it beyond this machine", addr)
 		}
-		if len(token) < MinTokenLength {
+		if token == "" {
 			return "", fmt.Errorf("live view address %q is not loopback: it needs a --ui-token of %d characters or more", addr, MinTokenLength)
+		}
+		if err := CheckToken(token); err != nil {
+			return "", fmt.Errorf("live view address %q is not loopback: --ui-token: %w", addr, err)
 		}
 	}
 	return net.JoinHostPort(host, port), nil

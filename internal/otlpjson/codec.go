@@ -30,6 +30,17 @@ func Marshal(m proto.Message) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// AppendLine appends m's OTLP JSON encoding and a line end to buf: one
+// record of an OTLP/JSON lines file, for an Appender. On error buf may hold
+// part of the encoding: reset it.
+func AppendLine(buf *bytes.Buffer, m proto.Message) error {
+	if err := appendMarshal(buf, m); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	return nil
+}
+
 // appendMarshal appends the OTLP JSON encoding of m to buf.
 func appendMarshal(buf *bytes.Buffer, m proto.Message) error {
 	raw, err := marshalOptions.Marshal(m)

@@ -39,6 +39,7 @@ func ExampleWriter() {
 func ExampleReadTraces() {
 	file := strings.NewReader(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5B8EFFF798038103D269B633813FC60C","spanId":"EEE19B7EC3C1B174","name":"I'm a server span","kind":2}]}]}]}
 {"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"not hex"}]}]}]}
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"after the damaged record","kind":1}]}]}]}
 `)
 	err := otlpjson.ReadTraces(file, func(req *coltracepb.ExportTraceServiceRequest) error {
 		span := req.GetResourceSpans()[0].GetScopeSpans()[0].GetSpans()[0]
@@ -48,5 +49,6 @@ func ExampleReadTraces() {
 	fmt.Println(err)
 	// Output:
 	// I'm a server span eee19b7ec3c1b174 SPAN_KIND_SERVER
-	// line 2: spanId "not hex": want 16 hex digits, found 7 characters
+	// after the damaged record  SPAN_KIND_INTERNAL
+	// line 2: spanId "not hex": want 16 hex digits, found 7 characters (a damaged record at byte 160, skipped)
 }

@@ -28,7 +28,7 @@ func TestReadTracesErrors(t *testing.T) {
 		{"unknown fields ignored", `{"resourceSpans":[],"future":{"x":[1,2]}}` + "\n", "", 1},
 		{"snake_case names", `{"resource_spans":[{"scope_spans":[{"spans":[{"trace_id":"5b8efff798038103d269b633813fc60c","span_id":"eee19b7ec3c1b174","parent_span_id":""}]}]}]}`, "", 1},
 		{"enum names", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"kind":"SPAN_KIND_CLIENT"}]}]}]}`, "", 1},
-		{"not JSON on line 2", goodSpan + "\nnot json\n" + goodSpan, "line 2: invalid JSON", 1},
+		{"not JSON on line 2, skipped", goodSpan + "\nnot json\n" + goodSpan, "line 2: invalid JSON", 2},
 		{"truncated line 3", goodSpan + "\n\n" + goodSpan[:40] + "\n", "line 3: JSON ends early", 1},
 		{"base64 trace id", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"W47/95gDgQPSabYzgT/GDA=="}]}]}]}`, "line 1: traceId \"W47/95gDgQPSabYzgT/GDA==\": want 32 hex digits", 0},
 		{"short span id", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"abcd"}]}]}]}`, "spanId \"abcd\": want 16 hex digits", 0},
@@ -56,6 +56,82 @@ func TestReadTracesErrors(t *testing.T) {
 				t.Errorf("delivered %d requests, want %d", n, tt.wantN)
 			}
 		})
+	}
+}
+
+// TestReadSkipsAndCountsDamaged: damaged records anywhere — a line a
+// crash cut short, zeros a power loss left, a cut last line without its
+// newline — are skipped and counted; every good record around them is
+// read, and the error says how many were skipped and where the first was.
+func TestReadSkipsAndCountsDamaged(t *testing.T) {
+	good := goodSpan + "\n"
+	tests := []struct {
+		name       string
+		input      string
+		good       int
+		damaged    int
+		firstLine  int
+		firstBytes int64
+	}{
+		{"clean", good + good, 2, 0, 0, 0},
+		{"cut record in the middle", good + goodSpan[:60] + "\n" + good, 2, 1, 2, int64(len(good))},
+		{"zeros from a power loss", good + "\x00\x00\x00\n" + good + "\x00\x00", 2, 2, 2, int64(len(good))},
+		{"cut last line without its newline", good + good + goodSpan[:60], 2, 1, 3, int64(2 * len(good))},
+		{"whole last record without its newline", good + goodSpan, 2, 0, 0, 0},
+		{"only damage", "{\n\x00\n", 0, 2, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := 0
+			err := ReadTraces(strings.NewReader(tt.input), func(*coltracepb.ExportTraceServiceRequest) error { n++; return nil })
+			if n != tt.good {
+				t.Errorf("read %d good records, want %d", n, tt.good)
+			}
+			var de *DamagedError
+			if tt.damaged == 0 {
+				if err != nil {
+					t.Errorf("error %v, want none", err)
+				}
+				return
+			}
+			if !errors.As(err, &de) || de.Count != tt.damaged || de.Line != tt.firstLine || de.Offset != tt.firstBytes {
+				t.Fatalf("error %#v, want %d damaged, the first on line %d at byte %d", err, tt.damaged, tt.firstLine, tt.firstBytes)
+			}
+			if !strings.Contains(err.Error(), "skipped") {
+				t.Errorf("error %q does not say the record was skipped", err)
+			}
+		})
+	}
+}
+
+// TestScannerOffsets: each line's byte range and number, whether it has
+// its newline, and a scanner resumed at an offset.
+func TestScannerOffsets(t *testing.T) {
+	input := "\xef\xbb\xbfa\r\n\n  \nbb\ncc"
+	type line struct {
+		text       string
+		n          int
+		start, end int64
+		terminated bool
+	}
+	want := []line{{"a", 1, 0, 6, true}, {"bb", 4, 10, 13, true}, {"cc", 5, 13, 15, false}}
+	var got []line
+	sc := NewScanner(strings.NewReader(input))
+	for sc.Scan() {
+		got = append(got, line{string(sc.Line()), sc.LineNumber(), sc.Start(), sc.End(), sc.Terminated()})
+	}
+	if sc.Err() != nil || len(got) != len(want) {
+		t.Fatalf("lines %+v, err %v; want %+v", got, sc.Err(), want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	resumed := NewScanner(strings.NewReader(input[10:]))
+	resumed.SetPosition(10, 4)
+	if !resumed.Scan() || string(resumed.Line()) != "bb" || resumed.LineNumber() != 4 || resumed.Start() != 10 || resumed.End() != 13 {
+		t.Errorf("resumed at byte 10: line %q number %d bytes %d-%d", resumed.Line(), resumed.LineNumber(), resumed.Start(), resumed.End())
 	}
 }
 
@@ -169,7 +245,8 @@ func FuzzReadTraces(f *testing.F) {
 			got = append(got, req)
 			return nil
 		})
-		if err != nil {
+		var damaged *DamagedError
+		if err != nil && !errors.As(err, &damaged) {
 			return
 		}
 		for _, req := range got {
@@ -197,7 +274,8 @@ func FuzzReadMetrics(f *testing.F) {
 			got = append(got, req)
 			return nil
 		})
-		if err != nil {
+		var damaged *DamagedError
+		if err != nil && !errors.As(err, &damaged) {
 			return
 		}
 		for _, req := range got {

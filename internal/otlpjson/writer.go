@@ -55,10 +55,9 @@ func (w *Writer) write(m proto.Message) error {
 		return w.err
 	}
 	w.buf.Reset()
-	if err := appendMarshal(&w.buf, m); err != nil {
+	if err := AppendLine(&w.buf, m); err != nil {
 		return err // nothing written: the writer stays usable
 	}
-	w.buf.WriteByte('\n')
 	if _, err := w.bw.Write(w.buf.Bytes()); err != nil {
 		w.err = err
 		return err

@@ -57,6 +57,11 @@ type Stats struct {
 	// WarningCount counts all of them.
 	Warnings     []profile.Warning
 	WarningCount int
+	// Rejected are the events skipped for impossible times (a negative,
+	// non-finite or out-of-range ts or dur), the first profile.MaxWarnings;
+	// RejectedCount counts all of them. They make Import fail at the end.
+	Rejected      []profile.Warning
+	RejectedCount int
 	// Bytes is how much of the input was read.
 	Bytes int64
 }
@@ -92,13 +97,11 @@ func Import(ctx context.Context, r io.Reader, sink Sink, opts Options) (Stats, e
 		}
 		if err := im.add(ev); err != nil {
 			_ = im.wait() // count what the sink took before failing
-			im.st.Bytes = rd.Offset()
-			im.st.Warnings, im.st.WarningCount = rd.Warnings(), rd.WarningCount()
+			im.st.readerStats(rd)
 			return im.st, err
 		}
 	}
-	im.st.Bytes = rd.Offset()
-	im.st.Warnings, im.st.WarningCount = rd.Warnings(), rd.WarningCount()
+	im.st.readerStats(rd)
 	// Events read before a syntax error are whole: write what they hold.
 	err := im.flush()
 	if werr := im.wait(); err == nil {
@@ -113,6 +116,8 @@ func Import(ctx context.Context, r io.Reader, sink Sink, opts Options) (Stats, e
 		return im.st, readErr
 	}
 	switch {
+	case im.events == 0 && im.st.RejectedCount > 0:
+		return im.st, fmt.Errorf("%w: %d events had impossible times and were skipped (%s)", ErrNoEvents, im.st.RejectedCount, im.st.Rejected[0])
 	case im.events == 0:
 		return im.st, ErrNoEvents
 	case im.st.Runs == 0 && im.st.Outside > 0:
@@ -121,8 +126,22 @@ func Import(ctx context.Context, r io.Reader, sink Sink, opts Options) (Stats, e
 		return im.st, ErrNoRuns
 	case im.st.Outside > 0:
 		return im.st, fmt.Errorf("%d of %d operator events lie outside every model_run and were not written", im.st.Outside, im.st.NodeEvents)
+	case im.st.RejectedCount > 0:
+		return im.st, fmt.Errorf("%w: %d events were skipped, the rest written (first: %s)", ErrImpossibleTimes, im.st.RejectedCount, im.st.Rejected[0])
 	}
 	return im.st, nil
+}
+
+// ErrImpossibleTimes is returned (wrapped) when events were skipped for
+// impossible times: a negative, non-finite or out-of-range ts or dur would
+// make a span end before it starts, or last centuries.
+var ErrImpossibleTimes = errors.New("events with impossible times (negative, not finite, or past 100 years)")
+
+// readerStats copies what the reader counted into s.
+func (s *Stats) readerStats(rd *profile.Reader) {
+	s.Bytes = rd.Offset()
+	s.Warnings, s.WarningCount = rd.Warnings(), rd.WarningCount()
+	s.Rejected, s.RejectedCount = rd.Rejected(), rd.RejectedCount()
 }
 
 type importer struct {

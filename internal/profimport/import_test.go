@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/sdk/instrumentation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -294,5 +296,64 @@ func TestImportOTLPRejected(t *testing.T) {
 	}
 	if st.Spans() != 0 || len(rcv.Spans()) != 0 {
 		t.Fatalf("counted %d spans written, receiver holds %d", st.Spans(), len(rcv.Spans()))
+	}
+}
+
+// TestImportRejectsImpossibleTimes: events whose ts or dur is negative,
+// not finite or out of range (1e308, int64's largest) are skipped, counted
+// and named, never turned into a span that ends before it starts or a
+// node duration of centuries; every other event is written, and Import
+// fails at the end saying how many it skipped.
+func TestImportRejectsImpossibleTimes(t *testing.T) {
+	ev := func(cat, name, ts, dur string) string {
+		args := `{}`
+		if cat == "Node" {
+			args = `{"op_name":"Op","provider":"CPUExecutionProvider"}`
+		}
+		return fmt.Sprintf(`{"cat":%q,"name":%q,"ph":"X","pid":1,"tid":1,"ts":%s,"dur":%s,"args":%s}`, cat, name, ts, dur, args)
+	}
+	prof := "[" + strings.Join([]string{
+		ev("Node", "good_kernel_time", "10", "10"),
+		ev("Node", "huge_kernel_time", "20", "1e308"),
+		ev("Node", "negative_kernel_time", "30", "-5"),
+		ev("Node", "late_kernel_time", "9223372036854775807", "1"),
+		ev("Node", "infinite_kernel_time", "40", `"1e999"`),
+		ev("Session", "model_run", "0", "100"),
+		ev("Session", "model_loading_uri", "-7", "3"),
+	}, ",") + "]"
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	var out bytes.Buffer
+	st, err := Import(context.Background(), strings.NewReader(prof), NewFileSink(&out, "test", testResource(), testScope), Options{MeterProvider: mp})
+	if !errors.Is(err, ErrImpossibleTimes) || !strings.Contains(err.Error(), "5 events were skipped") {
+		t.Fatalf("error %v, want ErrImpossibleTimes counting 5", err)
+	}
+	if st.RejectedCount != 5 || len(st.Rejected) != 5 || st.Runs != 1 || st.Nodes != 1 || st.Other != 0 {
+		t.Fatalf("stats %+v, want 5 rejected, the run and its good node written", st)
+	}
+	for i, want := range []string{`"huge_kernel_time": dur 9223372036854775807`, `"negative_kernel_time": dur -5`, `"late_kernel_time": ts 9223372036854775807`, `"infinite_kernel_time": dur 9223372036854775807`, `"model_loading_uri": ts -7`} {
+		if !strings.Contains(st.Rejected[i].Msg, want) || !strings.Contains(st.Rejected[i].Msg, "skipped") {
+			t.Errorf("rejection %d: %q, want it to say %q and that the event was skipped", i, st.Rejected[i].Msg, want)
+		}
+	}
+	for _, s := range readSpans(t, out.Bytes()) {
+		if s.EndTimeUnixNano < s.StartTimeUnixNano {
+			t.Errorf("span %s ends before it starts: %d < %d", s.Name, s.EndTimeUnixNano, s.StartTimeUnixNano)
+		}
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if h, ok := m.Data.(metricdata.Histogram[float64]); ok {
+				for _, dp := range h.DataPoints {
+					if dp.Sum > 1 {
+						t.Errorf("%s sums %g s for a 100 µs run", m.Name, dp.Sum)
+					}
+				}
+			}
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/ortel-dev/ortel/internal/atomicfile"
 	"github.com/ortel-dev/ortel/internal/stats"
 )
 
@@ -259,13 +260,15 @@ type Telemetry struct {
 	SpoolDir             string `json:"spool_dir,omitempty"`
 }
 
-// Write writes r as indented JSON to path.
+// Write writes r as indented JSON to path, replacing the file whole: a
+// full disk or a crash leaves the old file (or none), never a part of the
+// report or an empty file.
 func (r *Report) Write(path string) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode report: %w", err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.Write(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write report %q: %w", path, err)
 	}
 	return nil

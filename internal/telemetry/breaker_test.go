@@ -3,9 +3,11 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,4 +87,73 @@ func TestSpoolingClientSkipsADownCollector(t *testing.T) {
 	if n := strings.Count(string(b2), "\n"); n != 4 {
 		t.Errorf("the spool holds %d records, want 4", n)
 	}
+}
+
+// TestADeadCollectorCostsOneTimeout: once an export of one signal found
+// the collector dead (here ortel import's spans, through TraceClient), the
+// metrics' last export at shutdown goes to the spool at once instead of
+// waiting a second export timeout: `ortel import` into a dead collector
+// gives up within its export timeout, not twice it. The collector is a
+// black hole (accepts, never answers), so a try costs the whole timeout.
+func TestADeadCollectorCostsOneTimeout(t *testing.T) {
+	cleanEnv(t)
+	const timeout = 4 * time.Second
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "4000")
+	hole := blackHoleAddr(t)
+	ctx := testContext(t)
+	tel, err := Setup(ctx, Config{OutputDir: t.TempDir(), Endpoint: "http://" + hole, SpoolDir: t.TempDir(), MetricInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emit(t, tel)
+	client := tel.TraceClient()
+	if err := client.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.UploadTraces(ctx, []*tracepb.ResourceSpans{{}}); err == nil {
+		t.Fatal("an export to a black hole succeeded")
+	}
+	_ = client.Stop(ctx)
+	_ = tel.Shutdown(ctx)
+	st := tel.Stats()
+	if st.MetricExportsSpooled != 1 || st.SpansSpooled != 2 {
+		t.Errorf("stats %+v, want the metrics and the 2 spans spooled", st)
+	}
+	// Spooling without a try takes milliseconds; trying waits the whole
+	// timeout. Half of it is far above the first on any machine.
+	if took := tel.ShutdownTook(); took > timeout/2 {
+		t.Errorf("shutdown waited %s for a collector already found dead (export timeout %s): it tried it again", took, timeout)
+	}
+}
+
+// blackHoleAddr is a loopback address that accepts connections and never
+// answers.
+func blackHoleAddr(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := lis.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		lis.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return lis.Addr().String()
 }

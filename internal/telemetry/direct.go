@@ -20,6 +20,14 @@ func (t *Telemetry) Resource() *resource.Resource { return t.res }
 // exporter's retries on. It is not started. Meaningful in ModeOTLP.
 func (r Resolved) TraceClient() otlptrace.Client { return traceClient(r.Traces) }
 
+// TraceClient is r.Resolved.TraceClient() whose failed exports mark the
+// collector down for t's own exports too: when `ortel import` finds the
+// collector dead, its metrics then go straight to the spool at exit
+// instead of waiting a second export timeout.
+func (t *Telemetry) TraceClient() otlptrace.Client {
+	return breakerClient{Client: t.Resolved.TraceClient(), breaker: t.breakers.of(t.Resolved.Traces)}
+}
+
 // traceClient returns the OTLP trace client of x's protocol, not started.
 // Its errors name where the export went (see Exporter.explain).
 func traceClient(x Exporter) otlptrace.Client {

@@ -19,13 +19,26 @@
 // turns everything off.
 //
 // With Config.SpoolDir, what an OTLP export fails to deliver is appended to
-// the spool (OTLP/JSON lines, bounded by Config.SpoolMaxBytes) instead of
-// being dropped; Replay sends a spool, or any OTLP/JSON lines file, to the
-// collector once per record. After a failed span export the collector is
-// marked down: batches go to the spool at once, without waiting out the
-// export timeout, while an empty export probes the collector in the
-// background every second; so the span queue keeps draining during an
-// outage and does not overflow.
+// the spool (OTLP/JSON lines, bounded by Config.SpoolMaxBytes, counting
+// what earlier runs left; a file a replay sent whole is emptied to make
+// room) instead of being dropped; Replay sends a spool, or any OTLP/JSON
+// lines file, to the collector once per record: one replay at a time per
+// file (a lock), its progress committed after each record and tied to the
+// file's identity, damaged records skipped and counted. After a failed
+// export the collector is marked down for every signal sent to it:
+// batches go to the spool at once, without waiting out the export
+// timeout, while an empty export probes the collector in the background
+// every second; so the span queue keeps draining during an outage and
+// does not overflow, and a command facing a dead collector waits one
+// export timeout, not one per signal.
+//
+// Every file written — the embedded default's, rotated or not, and the
+// spool — is crash-consistent (otlpjson.Appender): after a full disk, a
+// SIGKILL or a power loss a record is wholly there or absent, a cut last
+// record is removed when the file is next opened, and a write that fails
+// for lack of space is retried for a moment, then counted (per signal, in
+// Stats) and every later export tried afresh, so writing resumes when space
+// returns.
 //
 // Resolve reads the environment without side effects; Resolved.Describe
 // prints what will be used, for `ortel doctor`. A bad environment value

@@ -40,6 +40,7 @@ type Telemetry struct {
 	files         []string
 	res           *resource.Resource
 	spools        [2]*spool // traces, metrics; nil without a spool
+	breakers      breakers  // per collector, shared by the signals sent to it
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -80,7 +81,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		console = os.Stdout
 	}
 	if r.SpoolDir != "" {
-		used := &spoolUsage{}
+		used := &spoolUsage{paths: []string{r.SpoolTracesFile(), r.SpoolMetricsFile()}}
 		for i, x := range []Exporter{r.Traces, r.Metrics} {
 			if x.Kind == KindOTLP {
 				t.spools[i] = &spool{path: [2]string{r.SpoolTracesFile(), r.SpoolMetricsFile()}[i], maxBytes: r.SpoolMaxBytes, used: used}
@@ -114,6 +115,9 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	mpOpts := append(extraReaders(cfg), sdkmetric.WithResource(res), sdkmetric.WithView(cfg.Views...))
 	if metricExp != nil {
 		cme := &countingMetricExporter{next: metricExp, stats: t.stats, abort: abortCtx, done: make(chan struct{}), spool: t.spools[1]}
+		if t.spools[1] != nil {
+			cme.breaker = t.breakers.of(r.Metrics)
+		}
 		t.exportersDone = append(t.exportersDone, cme.done)
 		mpOpts = append(mpOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(
 			cme,
@@ -161,6 +165,9 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 		if err != nil {
 			return nil, err
 		}
+		if s.repaired != "" {
+			t.Resolved.Warnings = append(t.Resolved.Warnings, s.repaired)
+		}
 		opened = append(opened, func() { _ = s.close() })
 		t.files = append(t.files, s.path)
 		return s, nil
@@ -178,7 +185,7 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 	case KindOTLP:
 		client := traceClient(r.Traces)
 		if t.spools[0] != nil {
-			client = spoolingTraceClient{next: client, spool: t.spools[0], stats: t.stats, breaker: newBreaker()}
+			client = spoolingTraceClient{next: client, spool: t.spools[0], stats: t.stats, breaker: t.breakers.of(r.Traces)}
 		}
 		spanExp, err = otlptrace.New(ctx, client)
 		if err != nil {
@@ -346,6 +353,21 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 	return t.shutdownErr
 }
 
+// exportersFinish waits up to d for the exporters to finish shutting down
+// and reports whether they all did.
+func (t *Telemetry) exportersFinish(d time.Duration) bool {
+	grace, stop := context.WithTimeout(context.Background(), d)
+	defer stop()
+	for _, done := range t.exportersDone {
+		select {
+		case <-done:
+		case <-grace.Done():
+			return false
+		}
+	}
+	return true
+}
+
 // ShutdownTook is how long Shutdown took: how long the command waited at
 // exit for its last exports (bounded by ShutdownTimeout, then a short
 // grace for the exporters to close); 0 before Shutdown.
@@ -371,13 +393,12 @@ func (t *Telemetry) shutdown(parent context.Context) error {
 	if t.spools[0] != nil || t.spools[1] != nil {
 		graceFor = spoolGrace
 	}
-	grace, stopGrace := context.WithTimeout(context.Background(), graceFor)
-	defer stopGrace()
-	for _, done := range t.exportersDone {
-		select {
-		case <-done:
-		case <-grace.Done():
-		}
+	if !t.exportersFinish(graceFor) {
+		// Still spooling when time ran out: the spools take no more, so
+		// what is counted as spooled is what they hold; the exporters then
+		// fail what is left at once.
+		t.sealSpools()
+		t.exportersFinish(shutdownGrace)
 	}
 	t.stats.final.Store(true)
 

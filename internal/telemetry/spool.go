@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,9 +25,13 @@ const DefaultSpoolMaxBytes = 256 << 20
 
 // The spool: when an OTLP export fails after the exporter's own retries
 // (collector down, frozen, refusing), the batch is appended to an OTLP/JSON
-// lines file in the spool folder — the embedded default's format — instead
-// of being dropped, and `ortel replay` sends it later. The folder is bounded:
-// a batch that would pass the bound is dropped and counted.
+// lines file in the spool folder — the embedded default's format, written
+// crash-consistently by the same sink — instead of being dropped, and
+// `ortel replay` sends it later. The folder is bounded: a batch that would
+// pass the bound is dropped and counted. What an earlier replay sent whole
+// is reclaimed: when a spool file is opened, and when the bound is reached,
+// a file whose every record was replayed is emptied (under the replay
+// lock, so never while a replay sends it).
 
 // spool is one signal's spool file, opened on first use.
 type spool struct {
@@ -35,19 +40,33 @@ type spool struct {
 	// used is shared by both signals' spools: the bound is the folder's.
 	used *spoolUsage
 
-	mu   sync.Mutex
-	sink *fileSink
+	mu     sync.Mutex
+	sink   *fileSink
+	buf    bytes.Buffer // the record being written
+	sealed bool         // Shutdown ran out of time: no more writes
 }
 
+// spoolUsage is the bytes held by a spool folder's files.
 type spoolUsage struct {
-	mu    sync.Mutex
-	bytes int64
+	mu     sync.Mutex
+	bytes  int64
+	loaded bool
+	paths  []string // the folder's spool files, counted when first used
 }
 
-// reserve adds n bytes if they fit under max.
+// reserve adds n bytes if they fit under max. The first call counts what
+// the spool files already hold (an earlier run's spool).
 func (u *spoolUsage) reserve(n, max int64) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if !u.loaded {
+		u.loaded = true
+		for _, p := range u.paths {
+			if st, err := os.Stat(p); err == nil {
+				u.bytes += st.Size()
+			}
+		}
+	}
 	if u.bytes+n > max {
 		return false
 	}
@@ -55,26 +74,71 @@ func (u *spoolUsage) reserve(n, max int64) bool {
 	return true
 }
 
+// release gives back n bytes: a reservation not written, or a file emptied.
+func (u *spoolUsage) release(n int64) {
+	u.mu.Lock()
+	u.bytes = max(0, u.bytes-n)
+	u.mu.Unlock()
+}
+
 var errSpoolFull = errors.New("the spool is full")
 
+// errSpoolSealed refuses a write after Shutdown counted what was spooled.
+var errSpoolSealed = errors.New("not spooled: the exit had run out of time")
+
 // write appends one request, or fails when the spool is full or the file
-// cannot be written.
-func (s *spool) write(size int, write func(*otlpjson.Writer) error) error {
-	// JSON is larger than protobuf: count twice the protobuf size, a
-	// conservative estimate, against the bound.
-	if !s.used.reserve(int64(2*size), s.maxBytes) {
-		return fmt.Errorf("%w (%s of OTLP/JSON): not written to %s", errSpoolFull, bytesText(s.maxBytes), s.path)
-	}
+// cannot be written (after retrying a full disk for a moment). A request
+// that fails leaves nothing in the file.
+func (s *spool) write(m proto.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sink == nil {
+	if s.sealed {
+		return errSpoolSealed
+	}
+	s.buf.Reset()
+	if err := otlpjson.AppendLine(&s.buf, m); err != nil {
+		return fmt.Errorf("spool to %s: %w", s.path, err)
+	}
+	n := int64(s.buf.Len())
+	fits := s.used.reserve(n, s.maxBytes)
+	if s.sink == nil && (fits || fileExists(s.path)) {
 		sink, err := openSink(s.path)
 		if err != nil {
+			if fits {
+				s.used.release(n)
+			}
 			return err
 		}
 		s.sink = sink
+		// What an earlier run spooled and a replay sent since.
+		if s.reclaim() > 0 && !fits {
+			fits = s.used.reserve(n, s.maxBytes)
+		}
 	}
-	return s.sink.write(context.Background(), write)
+	if !fits && s.sink != nil && s.reclaim() > 0 {
+		fits = s.used.reserve(n, s.maxBytes)
+	}
+	if !fits {
+		return fmt.Errorf("%w (%s of OTLP/JSON, see --spool-max-mb): not written to %s", errSpoolFull, bytesText(s.maxBytes), s.path)
+	}
+	// Not the export's context: an export abandoned at shutdown is spooled
+	// with a canceled one. The sink's own retry bound applies.
+	if err := s.sink.writeLine(context.Background(), s.buf.Bytes()); err != nil {
+		s.used.release(n)
+		return err
+	}
+	return nil
+}
+
+// reclaim empties the spool file when an earlier `ortel replay` sent
+// every record of it, and returns the bytes freed. s.mu is held.
+func (s *spool) reclaim() int64 {
+	freed, err := s.sink.emptyIfReplayed()
+	if err != nil || freed == 0 {
+		return 0
+	}
+	s.used.release(freed)
+	return freed
 }
 
 func (s *spool) close() error {
@@ -84,6 +148,16 @@ func (s *spool) close() error {
 		return nil
 	}
 	return s.sink.close()
+}
+
+// repaired says what opening the spool file repaired, "" for nothing.
+func (s *spool) repaired() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sink == nil {
+		return ""
+	}
+	return s.sink.repaired
 }
 
 func bytesText(n int64) string {
@@ -126,6 +200,45 @@ type breaker struct {
 }
 
 func newBreaker() *breaker { return &breaker{now: time.Now} }
+
+// breakers hands out one breaker per collector: a failed export marks the
+// collector down for every signal sent to it (and for `ortel import`'s
+// spans, through Telemetry.TraceClient), so a command facing a dead
+// collector waits its export timeout once, not once per signal.
+type breakers struct {
+	mu sync.Mutex
+	by map[string]*breaker
+}
+
+// of returns the breaker of x's collector.
+func (bs *breakers) of(x Exporter) *breaker {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if bs.by == nil {
+		bs.by = map[string]*breaker{}
+	}
+	key := x.Protocol + " " + x.Endpoint
+	b := bs.by[key]
+	if b == nil {
+		b = newBreaker()
+		bs.by[key] = b
+	}
+	return b
+}
+
+// breakerClient records in a breaker the outcome of every export through
+// it: a client whose failures tell the other signals the collector is
+// down.
+type breakerClient struct {
+	otlptrace.Client
+	breaker *breaker
+}
+
+func (c breakerClient) UploadTraces(ctx context.Context, rs []*tracepb.ResourceSpans) error {
+	err := c.Client.UploadTraces(ctx, rs)
+	c.breaker.record(err, false)
+	return err
+}
 
 // state reports whether the collector is marked down, with the failure,
 // and whether the caller should start a probe now.
@@ -183,8 +296,10 @@ func (c spoolingTraceClient) UploadTraces(ctx context.Context, rs []*tracepb.Res
 			return nil
 		}
 	}
-	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: rs}
-	if serr := c.spool.write(proto.Size(req), func(w *otlpjson.Writer) error { return w.WriteTraces(req) }); serr != nil {
+	if serr := c.spool.write(&coltracepb.ExportTraceServiceRequest{ResourceSpans: rs}); serr != nil {
+		if errors.Is(serr, errSpoolFull) {
+			c.stats.spansSpoolFull.Add(countSpans(rs))
+		}
 		return fmt.Errorf("%w; spooling failed too: %v", err, serr)
 	}
 	c.stats.spansSpooled.Add(countSpans(rs))
@@ -205,9 +320,35 @@ func countSpans(rs []*tracepb.ResourceSpans) int64 {
 // spoolMetrics writes a collection whose export failed to the spool.
 func spoolMetrics(s *spool, rm *metricdata.ResourceMetrics) error {
 	pb, convErr := resourceMetricsToProto(rm)
-	req := &colmetricspb.ExportMetricsServiceRequest{ResourceMetrics: []*metricspb.ResourceMetrics{pb}}
-	err := s.write(proto.Size(req), func(w *otlpjson.Writer) error { return w.WriteMetrics(req) })
+	err := s.write(&colmetricspb.ExportMetricsServiceRequest{ResourceMetrics: []*metricspb.ResourceMetrics{pb}})
 	return errors.Join(err, convErr)
+}
+
+// sealSpools makes the spools refuse writes from now on, once a write in
+// progress ends: Shutdown ran out of time while exports were still being
+// spooled, and what it counts as spooled must be what the files hold.
+func (t *Telemetry) sealSpools() {
+	for _, s := range t.spools {
+		if s != nil {
+			s.mu.Lock()
+			s.sealed = true
+			s.mu.Unlock()
+		}
+	}
+}
+
+// SpoolRepairs says what opening the spool files repaired: a record a
+// crash or a full disk cut short in an earlier run, removed; nil for none.
+func (t *Telemetry) SpoolRepairs() []string {
+	var out []string
+	for _, s := range t.spools {
+		if s != nil {
+			if r := s.repaired(); r != "" {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }
 
 // SpoolFiles returns the spool files written so far (those that exist).

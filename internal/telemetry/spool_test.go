@@ -1,6 +1,8 @@
 package telemetry
 
 import (
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -144,6 +146,81 @@ func TestSpoolIsBounded(t *testing.T) {
 	}
 }
 
+// TestSpoolFillsItsBound: batches are spooled until the next would pass
+// the bound, then dropped and counted (spooled + met a full spool =
+// ended), the folder never passes the bound, and replay sends exactly the
+// spans counted as spooled. A second run into the same folder counts what
+// the first left against the bound; once a replay sent it, the space is
+// reclaimed and spooling goes on.
+func TestSpoolFillsItsBound(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "200")
+	spoolDir := filepath.Join(t.TempDir(), "spool")
+	ctx := testContext(t)
+	const bound = 24 << 10
+	dead := "http://" + deadAddr(t)
+	outage := func(batches int) Stats {
+		tel, err := Setup(ctx, Config{OutputDir: t.TempDir(), Endpoint: dead, SpoolDir: spoolDir, SpoolMaxBytes: bound, MetricInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := tel.TracerProvider.Tracer("bound")
+		for range batches {
+			for range 10 {
+				_, s := tr.Start(ctx, "run")
+				s.End()
+			}
+			_ = tel.TracerProvider.ForceFlush(ctx)
+		}
+		_ = tel.Shutdown(ctx)
+		return tel.Stats()
+	}
+	spoolSize := func() int64 {
+		var n int64
+		for _, f := range []string{TracesFileName, MetricsFileName} {
+			if st, err := os.Stat(filepath.Join(spoolDir, f)); err == nil {
+				n += st.Size()
+			}
+		}
+		return n
+	}
+	st := outage(40)
+	if st.SpansSpooled == 0 || st.SpansSpoolFull == 0 || st.SpansSpooled+st.SpansSpoolFull != st.SpansEnded || st.SpansDropped != st.SpansSpoolFull {
+		t.Fatalf("stats %+v: want some spooled, the rest counted as meeting a full spool, spooled + full spool = ended", st)
+	}
+	if lost := strings.Join(st.Lost(), "\n"); !strings.Contains(lost, fmt.Sprintf("%d met a full spool", st.SpansSpoolFull)) {
+		t.Errorf("Lost() = %q, want the spans that met a full spool counted", lost)
+	}
+	if n := spoolSize(); n > bound {
+		t.Errorf("the spool holds %d bytes, over its bound of %d", n, bound)
+	}
+
+	again := outage(40) // the first run's spool still fills the bound
+	if again.SpansSpooled != 0 || again.SpansSpoolFull != again.SpansEnded {
+		t.Errorf("second run before a replay: %+v, want nothing spooled: the folder is full", again)
+	}
+
+	rcv := startReceiver(t)
+	r := replayTo(t, rcv)
+	for _, f := range []string{TracesFileName, MetricsFileName} {
+		if _, err := Replay(ctx, r, filepath.Join(spoolDir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	if got := int64(len(rcv.Spans())); got != st.SpansSpooled {
+		t.Errorf("replay sent %d spans, the run counted %d spooled", got, st.SpansSpooled)
+	}
+	// The replayed spool is reclaimed when it opens: a run that fits the
+	// bound loses nothing, its first batch included.
+	third := outage(5)
+	if third.SpansSpooled != 50 || third.SpansSpoolFull != 0 {
+		t.Errorf("third run after the replay: %+v, want its 50 spans spooled, none meeting a full spool", third)
+	}
+	if n := spoolSize(); n > bound {
+		t.Errorf("the spool holds %d bytes, over its bound of %d", n, bound)
+	}
+}
+
 func TestReplayBadInput(t *testing.T) {
 	cleanEnv(t)
 	dir := t.TempDir()
@@ -160,12 +237,15 @@ func TestReplayBadInput(t *testing.T) {
 	}
 	for _, tc := range []struct{ path, want string }{
 		{filepath.Join(dir, "missing.jsonl"), "no such file"},
-		{write("empty.jsonl", "\n\n"), "holds no record"},
-		{write("other.jsonl", `{"hello": 1}`+"\n"), "not an OTLP/JSON traces or metrics request"},
+		{write("other.jsonl", `{"hello": 1}`+"\n"), "is an OTLP/JSON traces or metrics request"},
 	} {
 		if _, err := Replay(t.Context(), r, tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Replay(%s) = %v, want %q", tc.path, err, tc.want)
 		}
+	}
+	// A file with no record yet (the agent's traces.jsonl): nothing to send.
+	if res, err := Replay(t.Context(), r, write("empty.jsonl", "\n\n")); err != nil || res.Sent != 0 || res.Signal != "" {
+		t.Errorf("Replay of an empty file = %+v, %v; want nothing sent and no error", res, err)
 	}
 	fileMode, _ := resolve(Config{}, mapEnv(nil))
 	p := write("traces.jsonl", `{"resourceSpans":[]}`+"\n")
@@ -273,20 +353,27 @@ func TestOutageLosesNothingAfterReplay(t *testing.T) {
 	}
 }
 
-// FuzzReplay: any file content makes Replay send or fail with an error
-// naming the file, never panic; the progress file never counts more
-// records than were sent.
+// FuzzReplay: any file content, and any progress file beside it, makes
+// Replay send or fail with an error naming the file, never panic; the
+// progress file it leaves never counts more records than the file holds
+// past where it started.
 func FuzzReplay(f *testing.F) {
-	f.Add([]byte(`{"resourceSpans":[]}` + "\n"))
-	f.Add([]byte(`{"resourceMetrics":[{}]}` + "\n" + `{"resourceMetrics":`))
-	f.Add([]byte("\xef\xbb\xbf\n\n{\"resourceSpans\":[{\"scopeSpans\":[{}]}]}\r\n"))
-	f.Add([]byte(`{"hello":1}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
+	f.Add([]byte(`{"resourceSpans":[]}`+"\n"), []byte(nil))
+	f.Add([]byte(`{"resourceMetrics":[{}]}`+"\n"+`{"resourceMetrics":`), []byte("1\n"))
+	f.Add([]byte("\xef\xbb\xbf\n\n{\"resourceSpans\":[{\"scopeSpans\":[{}]}]}\r\n"), []byte(`{"version":2,"records":1,"offset":3}`))
+	f.Add([]byte(`{"hello":1}`), []byte(`{"version":2,"first_record_sha256":"x","records":-1}`))
+	f.Fuzz(func(t *testing.T, body, prog []byte) {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "x.jsonl")
 		if err := os.WriteFile(p, body, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if prog != nil {
+			if err := os.WriteFile(p+ProgressSuffix, prog, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before, _ := readProgress(p)
 		r, err := resolve(Config{Endpoint: "http://127.0.0.1:1", ExportTimeout: time.Millisecond}, mapEnv(nil))
 		if err != nil {
 			t.Fatal(err)
@@ -295,8 +382,12 @@ func FuzzReplay(f *testing.F) {
 		if err != nil && !strings.Contains(err.Error(), p) && !strings.Contains(err.Error(), "send to") {
 			t.Fatalf("error does not name the file: %v", err)
 		}
-		if n, _ := readProgress(p); n != res.Sent {
-			t.Fatalf("progress says %d, %d sent", n, res.Sent)
+		after, _ := readProgress(p)
+		if after == nil || before != nil && *after == *before {
+			return // no progress written now
+		}
+		if after.Records != res.Earlier+res.Sent+res.Damaged || after.Offset > int64(len(body)) {
+			t.Fatalf("progress %+v after %+v of a %d-byte file", after, res, len(body))
 		}
 	})
 }

@@ -32,8 +32,10 @@ type Stats struct {
 	// MetricExportsSpooled counts failed metric exports written to the
 	// spool (part of MetricExportFailures).
 	MetricExportsSpooled int64
-	// SpansQueueFull is the part of SpansDropped that met a full queue.
-	SpansQueueFull int64
+	// SpansQueueFull is the part of SpansDropped that met a full queue,
+	// SpansSpoolFull the part whose export failed and that met a full
+	// spool (Config.SpoolMaxBytes).
+	SpansQueueFull, SpansSpoolFull int64
 	// SpansPending are ended spans not yet exported or dropped: queued or
 	// being exported. Always 0 after Shutdown.
 	SpansPending int64
@@ -61,6 +63,9 @@ func (s Stats) Lost() []string {
 		l := fmt.Sprintf("traces: %d of %d spans were not delivered", s.SpansDropped, s.SpansEnded)
 		if s.SpansQueueFull > 0 {
 			l += fmt.Sprintf(" (%d met a full queue)", s.SpansQueueFull)
+		}
+		if s.SpansSpoolFull > 0 {
+			l += fmt.Sprintf(" (%d met a full spool)", s.SpansSpoolFull)
 		}
 		if s.LastSpanError != nil {
 			l += "; last error: " + s.LastSpanError.Error()
@@ -102,6 +107,7 @@ type stats struct {
 	// spansSpooled are part of spansExported: the exporter reported them
 	// sent, into the spool. metricSpooled counts collections spooled.
 	spansSpooled, metricSpooled atomic.Int64
+	spansSpoolFull              atomic.Int64
 	final                       atomic.Bool // Shutdown finished: whatever is not exported is dropped
 
 	mu                          sync.Mutex
@@ -126,6 +132,7 @@ func (s *stats) snapshot() Stats {
 		SpansSpooled:         s.spansSpooled.Load(),
 		MetricExportsSpooled: s.metricSpooled.Load(),
 		SpansQueueFull:       s.spansQueueFull.Load(),
+		SpansSpoolFull:       s.spansSpoolFull.Load(),
 		MetricExports:        s.metricExports.Load(),
 		MetricExportFailures: s.metricFailure.Load(),
 		MetricsLost:          s.metricLastFailed.Load(),
@@ -244,6 +251,9 @@ type countingMetricExporter struct {
 	done  chan struct{} // closed when Shutdown has finished
 	once  sync.Once
 	spool *spool // where failed collections go; nil for none
+	// breaker, with a spool, sends collections straight to the spool while
+	// the collector is marked down (see spoolingTraceClient).
+	breaker *breaker
 }
 
 func (e *countingMetricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
@@ -259,7 +269,7 @@ func (e *countingMetricExporter) Export(ctx context.Context, rm *metricdata.Reso
 	defer cancel()
 	stop := context.AfterFunc(e.abort, cancel)
 	defer stop()
-	if err := e.next.Export(ctx, rm); err != nil {
+	if err := e.export(ctx, rm); err != nil {
 		e.stats.metricFailure.Add(1)
 		e.stats.setErr(err, true)
 		if e.spool != nil {
@@ -281,11 +291,35 @@ func (e *countingMetricExporter) Export(ctx context.Context, rm *metricdata.Reso
 	return nil
 }
 
+// export sends rm, or fails at once while the breaker says the collector
+// is down (probing it in the background, as spoolingTraceClient does).
+func (e *countingMetricExporter) export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	if e.breaker == nil {
+		return e.next.Export(ctx, rm)
+	}
+	if down, last, probe := e.breaker.state(); down {
+		if probe {
+			go func() {
+				defer e.breaker.probes.Done()
+				// An empty export: the collector answers it when it is back.
+				e.breaker.record(e.next.Export(e.abort, &metricdata.ResourceMetrics{}), true)
+			}()
+		}
+		return fmt.Errorf("the collector failed an earlier export, spooled without trying it: %w", last)
+	}
+	err := e.next.Export(ctx, rm)
+	e.breaker.record(err, false)
+	return err
+}
+
 func (e *countingMetricExporter) ForceFlush(ctx context.Context) error { return e.next.ForceFlush(ctx) }
 
 func (e *countingMetricExporter) Shutdown(ctx context.Context) error {
 	defer e.once.Do(func() { close(e.done) })
 	err := e.next.Shutdown(ctx)
+	if e.breaker != nil {
+		e.breaker.probes.Wait() // bounded: Shutdown closed the probe's connection
+	}
 	if e.spool != nil {
 		err = errors.Join(err, e.spool.close())
 	}
