@@ -62,7 +62,8 @@ Flags:
   --keep N            prune: all but the newest N runs of each series
   --url URL           prometheus: the server, e.g. http://127.0.0.1:9090
   --quantile Q        prometheus: the run duration's quantile (default 0.99), or mean
-  --range D           prometheus: how far back (default 7d); --step D apart (default 1h)
+  --range D           prometheus: how far back (default 7d)
+  --step D            prometheus: the points' spacing (default 1h)
   --label L           prometheus: a label to attribute changes to (repeatable;
                       default onnxruntime_version, service_version)
 
@@ -136,7 +137,12 @@ func (f *historyFlags) config() (history.Config, error) {
 func runHistory(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			return errHelp
+			// Every subcommand takes the same flags: parse them so that
+			// help is answered as for any other command.
+			fs := flag.NewFlagSet("history", flag.ContinueOnError)
+			new(historyFlags).register(fs)
+			_, err := parse(fs, args[:1])
+			return err
 		}
 		return usagef("want a subcommand: list, show, check, import, prune or prometheus")
 	}
