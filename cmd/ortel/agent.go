@@ -47,6 +47,7 @@ Flags:
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
                       after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
   --quiet             no status lines on stderr
+` + healthFlagUsage + `
 ` + uiFlagsUsage + `
 
 Examples:
@@ -69,7 +70,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	var interval, duration, discoverEvery time.Duration
 	var pidFlags listFlag
-	var out, endpoint string
+	var out, endpoint, healthAddr string
 	var quiet, discoverOn bool
 	var uf uiFlags
 	uf.register(fs)
@@ -83,6 +84,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	var xf exportFlags
 	xf.register(fs)
 	fs.BoolVar(&quiet, "quiet", false, "")
+	fs.StringVar(&healthAddr, "health-addr", "", "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -106,6 +108,9 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		return usagef("--discover-interval needs --discover")
 	}
 	if err := uf.validate(); err != nil {
+		return err
+	}
+	if err := checkHealthAddr(healthAddr); err != nil {
 		return err
 	}
 	pids, err := parsePIDs(pidFlags)
@@ -132,6 +137,11 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		return errors.Join(err, stopTelemetry(ctx, tel))
 	}
 	defer ui.stop()
+	health, err := startAgentHealth(e, healthAddr, tel, interval, quiet)
+	if err != nil {
+		return errors.Join(err, stopTelemetry(ctx, tel))
+	}
+	defer health.close()
 	// NVML starts in the background (GPUWait 0): a slow driver does not
 	// delay the start; GPUs join the export when found.
 	set := hardware.Open(ctx, hardware.Options{MeterProvider: tel.MeterProvider, PIDs: pids, NoSelf: discoverOn})
