@@ -16,8 +16,11 @@ export ORTEL_REAL_CC
 export CC := $(CURDIR)/scripts/cc-quiet-nvml.sh
 # staticcheck, pinned: the newest release that knows Go 1.26.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# actionlint, pinned: lints .github/workflows (shellcheck and pyflakes off,
+# so the result does not depend on what else this machine has installed).
+ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
-.PHONY: all setup build demo test vet fmt-check staticcheck bench bench-import fuzz clean collector validate-collector e2e faults
+.PHONY: all setup build demo test vet fmt-check staticcheck workflow-lint bench bench-import fuzz clean collector validate-collector e2e faults release-binaries image capacity
 
 all: build
 
@@ -35,7 +38,7 @@ demo: setup build
 	$(BIN)/ortel bench --out $(DEMO_OUT) paddleocr-det
 
 ## test: vet, check formatting and generated files, run every test with -race
-test: setup vet fmt-check staticcheck
+test: setup vet fmt-check staticcheck workflow-lint
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 vet:
@@ -43,6 +46,21 @@ vet:
 
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...
+
+workflow-lint:
+	$(GO) run $(ACTIONLINT) -shellcheck= -pyflakes=
+
+## release-binaries: the CLI for linux/amd64 and linux/arm64 (cgo, cross-compiled) into dist/, then checked (test/release)
+release-binaries:
+	scripts/release-binaries.sh $(CURDIR)/dist
+	ORTEL_RELEASE_DIR=$(CURDIR)/dist $(GO) test -count=1 -run '^TestReleaseBinaries$$' ./test/release/
+
+## image: the ortel image for this machine's platform, loaded into the local Docker engine (needs one, with buildx)
+IMAGE ?= ghcr.io/ortel-dev/ortel
+IMAGE_TAG ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$$/\1/p' otelcol-config/helm/ortel/Chart.yaml)
+image:
+	@docker info >/dev/null 2>&1 || { echo "make image: no Docker engine answers here (make release-binaries builds the same binaries without one)"; exit 1; }
+	docker buildx build --load --build-arg ORTEL_VERSION=$(IMAGE_TAG) -t $(IMAGE):$(IMAGE_TAG) .
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
