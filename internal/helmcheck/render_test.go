@@ -141,6 +141,12 @@ func checkCommon(t *testing.T, objs map[string]Object) {
 	if ra := env["OTEL_RESOURCE_ATTRIBUTES"].Value; !strings.Contains(ra, "k8s.pod.uid=$(K8S_POD_UID)") {
 		t.Errorf("agent OTEL_RESOURCE_ATTRIBUTES %q: want its own pod uid", ra)
 	}
+	// The gateway's Prometheus exporter keys every series by job
+	// (service.name) and instance (service.instance.id): each node's agent
+	// needs its own instance, or all nodes write the same series.
+	if ra := env["OTEL_RESOURCE_ATTRIBUTES"].Value; !strings.Contains(ra, "service.instance.id=$(K8S_NODE_NAME)") {
+		t.Errorf("agent OTEL_RESOURCE_ATTRIBUTES %q: want service.instance.id set to the node's name", ra)
+	}
 	// The spool lives on an emptyDir: the kubelet evicts a pod whose
 	// emptyDir outgrows its sizeLimit, so the limit must hold the spool's
 	// bound.
