@@ -34,8 +34,9 @@ Flags:
                       is rescanned every --discover-interval, new processes
                       are added and exited ones dropped, each said once on
                       stderr. Seeing other users' processes needs root or
-                      CAP_SYS_PTRACE. Only the process readings follow: perf
-                      counters and per-process GPU readings stay on the --pid
+                      CAP_SYS_PTRACE. The process readings follow; GPU
+                      readings per process cover every process on the GPUs,
+                      each with its pod; perf counters stay on the --pid
                       processes (default: the agent itself)
   --discover-interval D  how often --discover rescans (default 10s)
   --duration D        stop after this long (default: run until interrupted)
