@@ -101,5 +101,17 @@ e2e: setup build collector
 faults: setup build collector
 	$(GO) test -tags e2e -count=1 -timeout 10m -v -run '^TestFaults$$' ./internal/e2e/
 
+## capacity: how many nodes one gateway replica serves, with simulated node agents (about 10 min; not in make test): out/capacity/results.md
+CAPACITY_FLAGS ?=
+capacity: collector
+	@rm -rf $(CURDIR)/out/capacity
+	$(GO) build -o $(BIN)/ortel ./cmd/ortel
+	@# The node payload: a real agent's export, with the chart's service name and resource.
+	env -u OTEL_EXPORTER_OTLP_ENDPOINT OTEL_SERVICE_NAME=ortel-agent \
+	  OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION=explicit_bucket_histogram \
+	  OTEL_RESOURCE_ATTRIBUTES=service.instance.id=node-0,k8s.node.name=node-0,k8s.pod.name=ortel-agent-0,k8s.namespace.name=observability,k8s.pod.uid=00000000-0000-0000-0000-000000000000 \
+	  $(BIN)/ortel agent --interval 1s --duration 2500ms --quiet --out $(CURDIR)/out/capacity/agent
+	$(GO) run ./test/capacity -collector $$(scripts/build-collector.sh) -template $(CURDIR)/out/capacity/agent/metrics.jsonl -out $(CURDIR)/out/capacity $(CAPACITY_FLAGS)
+
 clean:
 	rm -rf $(BIN) out
