@@ -95,7 +95,7 @@ func TestReleaseWorkflowPublishesTheChartImage(t *testing.T) {
 		t.Errorf("the workflow checks the tag: %v, builds the binaries: %v, publishes the image: %v; want all three", checked, built, published)
 	}
 	// The dockerfile's build stage is the binaries job's container.
-	if froms := dockerfileFroms(t, root); len(froms) == 0 || froms[0] != "golang:1.26.8-bookworm" {
+	if froms, err := stack.DockerfileImages(filepath.Join(root, stack.Dockerfile)); err != nil || froms[0] != "golang:1.26.8-bookworm" {
 		t.Errorf("Dockerfile build stage %v, the workflow builds binaries in golang:1.26.8-bookworm", froms)
 	}
 
@@ -110,17 +110,4 @@ func TestReleaseWorkflowPublishesTheChartImage(t *testing.T) {
 			t.Errorf("release-version.sh %s passed (%q): a tag other than v%s must fail", tag, out, app)
 		}
 	}
-}
-
-// dockerfileFroms returns the images of the Dockerfile's FROM lines.
-func dockerfileFroms(t *testing.T, root string) []string {
-	var out []string
-	for _, line := range strings.Split(string(mustRead(t, filepath.Join(root, "Dockerfile"))), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && strings.EqualFold(f[0], "FROM") {
-			f = slices.DeleteFunc(f[1:], func(s string) bool { return strings.HasPrefix(s, "--") })
-			out = append(out, f[0])
-		}
-	}
-	return out
 }

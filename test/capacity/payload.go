@@ -267,11 +267,8 @@ func (n *Node) Spans(count int, now uint64, rng *rand.Rand) *coltracepb.ExportTr
 
 // expandCPUs repeats the points of the template's first CPU for cpus CPUs.
 func expandCPUs(m *metricspb.Metric, cpus int) {
-	switch d := m.Data.(type) {
-	case *metricspb.Metric_Sum:
-		d.Sum.DataPoints = repeatPerCPU(d.Sum.DataPoints, cpus)
-	case *metricspb.Metric_Gauge:
-		d.Gauge.DataPoints = repeatPerCPU(d.Gauge.DataPoints, cpus)
+	if pts := numberPoints(m); pts != nil {
+		*pts = repeatPerCPU(*pts, cpus)
 	}
 }
 
@@ -305,28 +302,47 @@ func expandPods(m *metricspb.Metric, pods []podIdentity) {
 		}
 		return append(out, intKV("process.pid", p.pid), strKV("k8s.pod.uid", p.uid), strKV("container.id", p.containerID))
 	}
+	pts := numberPoints(m)
+	if pts == nil {
+		return
+	}
+	var out []*metricspb.NumberDataPoint
+	for _, p := range pods {
+		for _, pt := range *pts {
+			q := proto.Clone(pt).(*metricspb.NumberDataPoint)
+			q.Attributes = withPod(q.Attributes, p)
+			out = append(out, q)
+		}
+	}
+	*pts = out
+}
+
+// numberPoints is the address of a sum's or gauge's points; nil for
+// another kind of metric.
+func numberPoints(m *metricspb.Metric) *[]*metricspb.NumberDataPoint {
 	switch d := m.Data.(type) {
 	case *metricspb.Metric_Sum:
-		var out []*metricspb.NumberDataPoint
-		for _, p := range pods {
-			for _, pt := range d.Sum.DataPoints {
-				q := proto.Clone(pt).(*metricspb.NumberDataPoint)
-				q.Attributes = withPod(q.Attributes, p)
-				out = append(out, q)
-			}
-		}
-		d.Sum.DataPoints = out
+		return &d.Sum.DataPoints
 	case *metricspb.Metric_Gauge:
-		var out []*metricspb.NumberDataPoint
-		for _, p := range pods {
-			for _, pt := range d.Gauge.DataPoints {
-				q := proto.Clone(pt).(*metricspb.NumberDataPoint)
-				q.Attributes = withPod(q.Attributes, p)
-				out = append(out, q)
-			}
-		}
-		d.Gauge.DataPoints = out
+		return &d.Gauge.DataPoints
 	}
+	return nil
+}
+
+// pointAttributes returns the attributes of each data point of m.
+func pointAttributes(m *metricspb.Metric) [][]*commonpb.KeyValue {
+	var out [][]*commonpb.KeyValue
+	if pts := numberPoints(m); pts != nil {
+		for _, p := range *pts {
+			out = append(out, p.Attributes)
+		}
+	}
+	if h := m.GetHistogram(); h != nil {
+		for _, p := range h.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	}
+	return out
 }
 
 func countPoints(req *colmetricspb.ExportMetricsServiceRequest) int {
@@ -349,15 +365,8 @@ func countPoints(req *colmetricspb.ExportMetricsServiceRequest) int {
 }
 
 func hasAttr(m *metricspb.Metric, key string) bool {
-	var pts []*metricspb.NumberDataPoint
-	switch d := m.Data.(type) {
-	case *metricspb.Metric_Sum:
-		pts = d.Sum.DataPoints
-	case *metricspb.Metric_Gauge:
-		pts = d.Gauge.DataPoints
-	}
-	for _, p := range pts {
-		if _, ok := attrValue(p.Attributes, key); ok {
+	for _, attrs := range pointAttributes(m) {
+		if _, ok := attrValue(attrs, key); ok {
 			return true
 		}
 	}

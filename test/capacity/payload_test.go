@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 )
 
@@ -13,25 +12,6 @@ import (
 // run on this project's build machine (2 CPUs, no GPU), with the chart's
 // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
 const templateFile = "testdata/agent-metrics.jsonl"
-
-func points(m *metricspb.Metric) [][]*commonpb.KeyValue {
-	var out [][]*commonpb.KeyValue
-	switch d := m.Data.(type) {
-	case *metricspb.Metric_Sum:
-		for _, p := range d.Sum.DataPoints {
-			out = append(out, p.Attributes)
-		}
-	case *metricspb.Metric_Gauge:
-		for _, p := range d.Gauge.DataPoints {
-			out = append(out, p.Attributes)
-		}
-	case *metricspb.Metric_Histogram:
-		for _, p := range d.Histogram.DataPoints {
-			out = append(out, p.Attributes)
-		}
-	}
-	return out
-}
 
 func metricsByName(n *Node) map[string]*metricspb.Metric {
 	out := map[string]*metricspb.Metric{}
@@ -65,7 +45,7 @@ func TestNewNode(t *testing.T) {
 	}
 	ms := metricsByName(n)
 	cpus := map[int64]int{}
-	for _, attrs := range points(ms["system.cpu.time"]) {
+	for _, attrs := range pointAttributes(ms["system.cpu.time"]) {
 		v, _ := attrValue(attrs, "cpu.logical_number")
 		cpus[v.GetIntValue()]++
 	}
@@ -73,7 +53,7 @@ func TestNewNode(t *testing.T) {
 		t.Errorf("system.cpu.time points per CPU %v: want 8 CPUs with the template's modes each", cpus)
 	}
 	pods := map[string]bool{}
-	for _, attrs := range points(ms["process.memory.usage"]) {
+	for _, attrs := range pointAttributes(ms["process.memory.usage"]) {
 		uid, ok := attrValue(attrs, "k8s.pod.uid")
 		_, cid := attrValue(attrs, "container.id")
 		pid, _ := attrValue(attrs, "process.pid")

@@ -240,17 +240,9 @@ func TestDockerfileRunsOnBookworm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
+	froms, err := stack.DockerfileImages(filepath.Join(root, stack.Dockerfile))
 	if err != nil {
 		t.Fatal(err)
-	}
-	var froms []string
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && strings.EqualFold(f[0], "FROM") {
-			f = slices.DeleteFunc(f[1:], func(s string) bool { return strings.HasPrefix(s, "--") })
-			froms = append(froms, f[0])
-		}
 	}
 	if len(froms) != 2 || !strings.HasSuffix(froms[0], "-bookworm") || !strings.HasPrefix(froms[1], "debian:12.") {
 		t.Errorf("Dockerfile stages %q: want a golang:*-bookworm build stage and a debian:12.* run stage (glibc %s)", froms, baseGlibc)
