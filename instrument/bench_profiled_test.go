@@ -11,7 +11,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/ortel-dev/ortel/instrument/internal/ortapi"
-	"github.com/ortel-dev/ortel/internal/spanbatch"
+	"github.com/ortel-dev/ortel/instrument/spanbatch"
 )
 
 // BenchmarkProfiledRunVAD: what one profiled run of Silero VAD costs, with
@@ -27,7 +27,7 @@ import (
 //	go test -run '^$' -bench ProfiledRunVAD -benchtime 20x ./instrument/
 func BenchmarkProfiledRunVAD(b *testing.B) {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spanbatch.New(noopExporter{}, spanbatch.Options{MaxQueueSize: 1 << 16})))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spanbatch.New(noopExporter{}, spanbatch.WithMaxQueueSize(1<<16))))
 	b.Cleanup(func() { tp.Shutdown(context.Background()) })
 	plain, in, out := vadSession(b, WithTracerProvider(tp), WithMeterProvider(mp))
 	if err := ortapi.RunProfiling(); err != nil {

@@ -2,7 +2,10 @@ package instrument
 
 import (
 	"context"
+	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +19,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/ortel-dev/ortel/instrument/spanbatch"
 	"github.com/ortel-dev/ortel/internal/otlptest"
-	"github.com/ortel-dev/ortel/internal/spanbatch"
 	"github.com/ortel-dev/ortel/internal/testenv"
 )
 
@@ -61,20 +64,50 @@ func rssBytes() int64 {
 
 // otlpTracerProvider is a real SDK provider exporting over OTLP/gRPC to an
 // in-process receiver, through the SDK's batcher or ortel's spanbatch.
-func otlpTracerProvider(b *testing.B, r *otlptest.Receiver, ours bool) *sdktrace.TracerProvider {
-	exp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint(r.Endpoint()), otlptracegrpc.WithInsecure())
+func otlpTracerProvider(b *testing.B, endpoint string, ours bool) *sdktrace.TracerProvider {
+	exp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint(endpoint), otlptracegrpc.WithInsecure())
 	if err != nil {
 		b.Fatal(err)
 	}
 	var proc sdktrace.SpanProcessor
 	if ours {
-		proc = spanbatch.New(exp, spanbatch.Options{MaxQueueSize: 1 << 16})
+		proc = spanbatch.New(exp, spanbatch.WithMaxQueueSize(1<<16))
 	} else {
 		proc = sdktrace.NewBatchSpanProcessor(exp, sdktrace.WithMaxQueueSize(1<<16))
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSpanProcessor(proc))
 	b.Cleanup(func() { tp.Shutdown(context.Background()) })
 	return tp
+}
+
+// tracedSides is one ORT session wrapped three ways: no-op providers, the
+// SDK's BatchSpanProcessor and spanbatch, both exporting over OTLP/gRPC to
+// one endpoint. Every side runs the same session (closed once): two
+// sessions of one model differ by more than a span costs.
+type tracedSides struct {
+	bare            *ort.DynamicAdvancedSession
+	noop, sdk, ours *DynamicSession
+	tpSDK, tpOurs   *sdktrace.TracerProvider
+	mp              *sdkmetric.MeterProvider
+	in, out         []ort.Value
+}
+
+func newTracedSides(b *testing.B, open func(*testing.B, ...Option) (*DynamicSession, []ort.Value, []ort.Value), endpoint string) tracedSides {
+	var sd tracedSides
+	sd.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	sd.tpSDK = otlpTracerProvider(b, endpoint, false)
+	sd.tpOurs = otlpTracerProvider(b, endpoint, true)
+	sd.noop, sd.in, sd.out = open(b, WithTracerProvider(noop.NewTracerProvider()))
+	sd.bare = sd.noop.Unwrap()
+	name := WithModelName(sd.noop.ModelName())
+	var err error
+	if sd.sdk, err = WrapDynamic(sd.bare, name, WithTracerProvider(sd.tpSDK), WithMeterProvider(sd.mp)); err != nil {
+		b.Fatal(err)
+	}
+	if sd.ours, err = WrapDynamic(sd.bare, name, WithTracerProvider(sd.tpOurs), WithMeterProvider(sd.mp)); err != nil {
+		b.Fatal(err)
+	}
+	return sd
 }
 
 // vadSession opens Silero VAD, one intra-op thread, with its inputs.
@@ -189,30 +222,16 @@ func tracedRun(b *testing.B, open func(*testing.B, ...Option) (*DynamicSession, 
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { r.Close() })
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	tpSDK := otlpTracerProvider(b, r, false)
-	tpOurs := otlpTracerProvider(b, r, true)
-	// Every side runs the same ORT session (wrapped three times, closed
-	// once): two sessions of one model differ by more than a span costs.
-	sNoop, in, out := open(b, WithTracerProvider(noop.NewTracerProvider()))
-	bare := sNoop.Unwrap()
-	name := WithModelName(sNoop.ModelName())
-	sSDK, err := WrapDynamic(bare, name, WithTracerProvider(tpSDK), WithMeterProvider(mp))
-	if err != nil {
-		b.Fatal(err)
-	}
-	sOurs, err := WrapDynamic(bare, name, WithTracerProvider(tpOurs), WithMeterProvider(mp))
-	if err != nil {
-		b.Fatal(err)
-	}
-	flSDK := newFloor(b, tpSDK, mp, sSDK)
-	flOurs := newFloor(b, tpOurs, mp, sOurs)
+	sd := newTracedSides(b, open, r.Endpoint())
+	bare, in, out := sd.bare, sd.in, sd.out
+	flSDK := newFloor(b, sd.tpSDK, sd.mp, sd.sdk)
+	flOurs := newFloor(b, sd.tpOurs, sd.mp, sd.ours)
 	ctx := context.Background()
 	res := interleaveCPU(b, block, rounds, []func(){
 		func() { bare.Run(in, out) },
-		func() { sNoop.Run(ctx, in, out) },
-		func() { sSDK.Run(ctx, in, out) },
-		func() { sOurs.Run(ctx, in, out) },
+		func() { sd.noop.Run(ctx, in, out) },
+		func() { sd.sdk.Run(ctx, in, out) },
+		func() { sd.ours.Run(ctx, in, out) },
 		func() { bare.Run(in, out); flSDK.once(ctx) },
 		func() { bare.Run(in, out); flOurs.once(ctx) },
 	})
@@ -232,6 +251,111 @@ func tracedRun(b *testing.B, open func(*testing.B, ...Option) (*DynamicSession, 
 	b.ReportMetric(res[3].csw, "spanbatch-csw/run")
 }
 
+// BenchmarkTracedRunVADCollector is the library's budget as a service
+// sees it: Silero VAD, one intra-op thread, every Run traced through the
+// public instrument API, spans exported over OTLP/gRPC to the real
+// OpenTelemetry Collector (scripts/build-collector.sh) running as another
+// process. Sides, interleaved in blocks of 200 Runs on one ORT session:
+// the bare Run, no-op providers, the public spanbatch processor, the SDK's
+// BatchSpanProcessor. The load average is logged before and after.
+func BenchmarkTracedRunVADCollector(b *testing.B) {
+	sd := newTracedSides(b, vadSession, startCollector(b))
+	ctx := context.Background()
+	load0 := loadAverage()
+	res := interleaveCPU(b, 200, max(b.N, 9), []func(){
+		func() { sd.bare.Run(sd.in, sd.out) },
+		func() { sd.noop.Run(ctx, sd.in, sd.out) },
+		func() { sd.ours.Run(ctx, sd.in, sd.out) },
+		func() { sd.sdk.Run(ctx, sd.in, sd.out) },
+	})
+	b.Logf("load average before %s, after %s", load0, loadAverage())
+	base := res[0]
+	pct := func(x blockStats) float64 { return 100 * (x.cpu - base.cpu) / base.cpu }
+	b.ReportMetric(base.cpu, "bare-cpu-ns")
+	b.ReportMetric(res[1].cpu, "noop-cpu-ns")
+	b.ReportMetric(res[2].cpu, "spanbatch-cpu-ns")
+	b.ReportMetric(res[3].cpu, "sdkbatch-cpu-ns")
+	b.ReportMetric(pct(res[1]), "noop-cpu-%")
+	b.ReportMetric(pct(res[2]), "spanbatch-cpu-%")
+	b.ReportMetric(pct(res[3]), "sdkbatch-cpu-%")
+	b.ReportMetric(base.csw, "bare-csw/run")
+	b.ReportMetric(res[2].csw, "spanbatch-csw/run")
+	b.ReportMetric(res[3].csw, "sdkbatch-csw/run")
+}
+
+// loadAverage is the first three fields of /proc/loadavg.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// startCollector runs the project's collector binary with an OTLP/gRPC
+// receiver on a free loopback port and a debug exporter that only counts,
+// and returns the receiver's address once it accepts connections.
+func startCollector(b *testing.B) string {
+	out, err := exec.Command("../scripts/build-collector.sh", "--path").Output()
+	bin := strings.TrimSpace(string(out))
+	if err != nil || bin == "" {
+		testenv.Missing(b, "the collector's path: %v", err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		testenv.Missing(b, "the collector is not built (make collector): %v", err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close()
+	cfg := filepath.Join(b.TempDir(), "collector.yaml")
+	yaml := `receivers:
+  otlp:
+    protocols:
+      grpc:
+        endpoint: ` + addr + `
+exporters:
+  debug:
+    verbosity: basic
+    sampling_initial: 1
+    sampling_thereafter: 1000
+service:
+  telemetry:
+    metrics:
+      level: none
+    logs:
+      level: error
+  pipelines:
+    traces:
+      receivers: [otlp]
+      exporters: [debug]
+`
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config", cfg)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return addr
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the collector did not listen on %s: %v", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond) // polling a port that is coming up
+	}
+}
+
 // profilingCost compares, interleaved, blocks of 100 runs of an unprofiled
 // session with blocks of 100 runs of a session profiling 1 run in 100, and
 // of one profiling 1 run in 100 capped at 2% CPU (Profiling.MaxCPUShare).
@@ -240,7 +364,7 @@ func tracedRun(b *testing.B, open func(*testing.B, ...Option) (*DynamicSession, 
 // median unprofiled one.
 func profilingCost(b *testing.B, open func(*testing.B, ...Option) (*DynamicSession, []ort.Value, []ort.Value), blocks int) {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spanbatch.New(noopExporter{}, spanbatch.Options{MaxQueueSize: 1 << 16})))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spanbatch.New(noopExporter{}, spanbatch.WithMaxQueueSize(1<<16))))
 	b.Cleanup(func() { tp.Shutdown(context.Background()) })
 	// Every side runs the same ORT session (wrapped, closed once): two
 	// sessions of one model differ by more than what is measured here.

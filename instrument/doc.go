@@ -33,7 +33,8 @@
 // SDK's: with the SDK's BatchSpanProcessor each ended span wakes its export
 // goroutine, which on a small machine costs more CPU than the span (+47% per
 // traced VAD Run on 2 cores, 2 context switches per Run); a batcher that
-// wakes once per batch (ortel's internal/spanbatch) costs +10%. See
+// wakes once per batch costs +10%: give the SDK package instrument/spanbatch
+// instead (sdktrace.WithSpanProcessor(spanbatch.New(exp))). See
 // BenchmarkTracedRunVAD and the README's budgets.
 //
 // # Lifecycle

@@ -4,6 +4,11 @@
 //
 //   - it uses the OpenTelemetry metric API only, with the names of the
 //     semconv registry (docs/metrics.md);
+//   - what it emits is its generated Metrics table (metrics_gen.go, written
+//     by `go generate ./...` from the registry, where each metric's
+//     annotations.ortel.source names the receiver's package): WithMetric
+//     and WithAllMetrics choose from it, a metric the table lacks cannot be
+//     created, and a test checks the receiver emits exactly the table;
 //   - New probes the hardware at construction. When the source is absent
 //     (no RAPL zones, no NVIDIA driver, no PMU in a VM, no permission) it
 //     registers nothing and returns an error matching ErrUnsupported that
@@ -27,6 +32,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // ErrUnsupported matches the error of a receiver whose source is absent on
@@ -56,6 +63,22 @@ func (e *UnsupportedError) Unwrap() error { return e.Err }
 // Unsupported returns an *UnsupportedError.
 func Unsupported(source, reason string, err error) error {
 	return &UnsupportedError{Source: source, Reason: reason, Err: err}
+}
+
+// Metric is one metric a receiver can emit, as the semconv registry records
+// it for that receiver. Each receiver package's generated Metrics function
+// returns its table of them; WithMetric and WithAllMetrics choose among
+// them.
+type Metric struct {
+	Name           string // e.g. "system.cpu.time"
+	Kind           string // the OpenTelemetry metric API type, e.g. "Float64ObservableCounter"
+	Unit           string // UCUM, e.g. "s"
+	Description    string // the instrument description
+	DefaultEnabled bool   // on unless an option turns it off
+	// Attributes are the keys the receiver sets on the metric's points,
+	// in registry order; Required are those every point carries.
+	Attributes []attribute.Key
+	Required   []attribute.Key
 }
 
 // Receiver is what every receiver returns.

@@ -4,8 +4,10 @@
 //
 // Everything here except table.go is generated from the YAML registry in
 // semconv/registry (the upstream OpenTelemetry semantic-conventions model
-// format) by `go generate ./semconv/...`, which also writes the metrics
-// reference docs/metrics.md. A test fails when the generated files are stale.
+// format) by `go generate ./...`, which also writes the metrics reference
+// docs/metrics.md and each receiver package's table of the metrics it
+// emits (receivers/<name>/metrics_gen.go). A test fails when the generated
+// files are stale.
 //
 // Upstream names (system.*, process.*, hw.*, error.type, ...) are reused as
 // they are in semantic conventions v1.43.0; ortel's own names live under
@@ -28,4 +30,4 @@
 // The package uses the OpenTelemetry metric API only, never the SDK.
 package semconv
 
-//go:generate go run ./internal/gen -registry registry -go . -docs ../docs/metrics.md
+//go:generate go run ./internal/gen -registry registry -go . -docs ../docs/metrics.md -receivers ../receivers

@@ -12,50 +12,64 @@ import (
 )
 
 // TestGeneratedFilesUpToDate regenerates everything into a temporary
-// directory and fails when a committed generated file differs, so that a
-// registry edit without `go generate` cannot pass CI.
+// directory and fails when a committed generated file differs or is
+// missing, or when a receiver package holds a generated table the
+// registry no longer gives it, so that a registry edit without
+// `go generate ./...` cannot pass CI.
 func TestGeneratedFilesUpToDate(t *testing.T) {
 	tmp := t.TempDir()
-	goDir := filepath.Join(tmp, "semconv")
-	docs := filepath.Join(tmp, "docs", "metrics.md")
-	files, err := semgen.Generate(os.DirFS("."), "registry", semgen.Output{GoDir: goDir, DocsFile: docs})
+	files, err := semgen.Generate(os.DirFS("."), "registry", semgen.Output{
+		GoDir:        filepath.Join(tmp, "semconv"),
+		DocsFile:     filepath.Join(tmp, "docs", "metrics.md"),
+		ReceiversDir: filepath.Join(tmp, "receivers"),
+	})
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}
 	if err := semgen.Write(files); err != nil {
 		t.Fatalf("write: %v", err)
 	}
-	committed := map[string]string{
-		filepath.Join(goDir, "attributes_gen.go"):       "attributes_gen.go",
-		filepath.Join(goDir, "metrics_gen.go"):          "metrics_gen.go",
-		filepath.Join(goDir, "instruments_gen_test.go"): "instruments_gen_test.go",
-		docs: filepath.Join("..", "docs", "metrics.md"),
-	}
-	if len(files) != len(committed) {
-		t.Fatalf("generator writes %d files, this test checks %d; update the test", len(files), len(committed))
-	}
+	// Each generated file's committed copy: the same path under the
+	// repository root (this test runs in semconv/).
 	var paths []string
+	written := map[string]bool{}
 	for p := range files {
 		paths = append(paths, p)
+		rel, err := filepath.Rel(tmp, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		written[filepath.Join("..", rel)] = true
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		rel, ok := committed[p]
-		if !ok {
-			t.Errorf("generator writes %s, which this test does not check", p)
-			continue
-		}
+		rel, _ := filepath.Rel(tmp, p)
+		committed := filepath.Join("..", rel)
 		fresh, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		old, err := os.ReadFile(rel)
+		old, err := os.ReadFile(committed)
 		if err != nil {
-			t.Errorf("%s: %v; run go generate ./semconv/...", rel, err)
+			t.Errorf("%s: %v; run go generate ./... and commit the result", committed, err)
 			continue
 		}
 		if !bytes.Equal(old, fresh) {
-			t.Errorf("%s is stale (%s); run go generate ./semconv/... and commit the result", rel, firstDiff(old, fresh))
+			t.Errorf("%s is stale (%s); run go generate ./... and commit the result", committed, firstDiff(old, fresh))
+		}
+	}
+	for _, want := range []string{"attributes_gen.go", "metrics_gen.go", "instruments_gen_test.go"} {
+		if !written[filepath.Join("..", "semconv", want)] {
+			t.Errorf("the generator no longer writes semconv/%s; update this test", want)
+		}
+	}
+	stray, err := filepath.Glob(filepath.Join("..", "receivers", "*", semgen.ReceiverFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range stray {
+		if !written[p] {
+			t.Errorf("%s is a generated table, but the registry names no metric with source receivers/%s; delete it", p, filepath.Base(filepath.Dir(p)))
 		}
 	}
 }

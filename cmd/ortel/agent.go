@@ -24,7 +24,9 @@ beside an inference process and point --pid at it for per-process readings.
 Sources that are missing here say why once and are skipped (see ortel doctor).
 
 Flags:
-  --interval D        how often readings are collected and exported (default 1s; 100ms works)
+  --interval D        how often readings are collected and exported (default:
+                      OTEL_METRIC_EXPORT_INTERVAL, else 1s; 100ms works);
+                      the flag wins over the variable
   --pid N             a process to watch (repeatable; default: the agent itself,
                       unless --discover); it must exist at the start; when it
                       exits later the agent says so once and keeps collecting
@@ -75,12 +77,12 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	var quiet, discoverOn bool
 	var uf uiFlags
 	uf.register(fs)
-	fs.DurationVar(&interval, "interval", time.Second, "")
+	fs.DurationVar(&interval, "interval", commandTelemetry("agent").interval, "")
 	fs.DurationVar(&duration, "duration", 0, "")
 	fs.Var(&pidFlags, "pid", "")
 	fs.BoolVar(&discoverOn, "discover", false, "")
 	fs.DurationVar(&discoverEvery, "discover-interval", 10*time.Second, "")
-	fs.StringVar(&out, "out", "ortel-out/agent", "")
+	fs.StringVar(&out, "out", commandTelemetry("agent").out, "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
 	var xf exportFlags
 	xf.register(fs)
@@ -126,14 +128,16 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	ui := uf.newUI()
-	tel, err := startTelemetry(ctx, e, "agent", telemetry.Config{
-		ServiceName: "ortel-agent", OutputDir: out, Endpoint: endpoint, ExportTimeout: xf.timeout, MetricInterval: interval,
-		Rotation: xf.rotation(),
-		Readers:  ui.readers(),
-	})
+	cfg := telemetryConfig("agent", out)
+	cfg.Endpoint, cfg.ExportTimeout, cfg.Rotation, cfg.Readers = endpoint, xf.timeout, xf.rotation(), ui.readers()
+	if flagSet(fs, "interval") {
+		cfg.MetricInterval = interval // else OTEL_METRIC_EXPORT_INTERVAL, else 1s
+	}
+	tel, err := startTelemetry(ctx, e, "agent", cfg)
 	if err != nil {
 		return err
 	}
+	interval = tel.Resolved.MetricInterval
 	if err := ui.start(ctx, e, "agent", uf); err != nil {
 		return errors.Join(err, stopTelemetry(ctx, tel))
 	}

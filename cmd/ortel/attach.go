@@ -70,7 +70,7 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 	fs.Var(&pidFlags, "pid", "")
 	fs.StringVar(&lib, "lib", "", "")
 	fs.DurationVar(&duration, "duration", 0, "")
-	fs.StringVar(&out, "out", "ortel-out/attach", "")
+	fs.StringVar(&out, "out", commandTelemetry("attach").out, "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
 	fs.BoolVar(&quiet, "quiet", false, "")
 	var xf exportFlags
@@ -119,11 +119,9 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	ui := uf.newUI()
-	tel, err := startTelemetry(ctx, e, "attach", telemetry.Config{
-		ServiceName: "ortel-attach", OutputDir: out, Endpoint: endpoint, ExportTimeout: xf.timeout,
-		Rotation: xf.rotation(),
-		Readers:  ui.readers(),
-	})
+	cfg := telemetryConfig("attach", out)
+	cfg.Endpoint, cfg.ExportTimeout, cfg.Rotation, cfg.Readers = endpoint, xf.timeout, xf.rotation(), ui.readers()
+	tel, err := startTelemetry(ctx, e, "attach", cfg)
 	if err != nil {
 		return err
 	}

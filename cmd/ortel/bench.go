@@ -20,7 +20,6 @@ import (
 	"github.com/ortel-dev/ortel/internal/models"
 	"github.com/ortel-dev/ortel/internal/ortenv"
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
 const benchUsage = `Usage:
@@ -120,6 +119,8 @@ Flags:
                       at most 1000)
   --out DIR           output folder (default ortel-out/MODEL-TIME)
   --model-name NAME   onnxruntime.model.name in telemetry (default: file name)
+  --history DB        record the run in a history (a SQLite file or a postgres://
+                      URL; default: ORTEL_HISTORY): see ortel help history
   --seed N            seed of the random input data (default 1)
   --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
@@ -178,6 +179,7 @@ type benchFlags struct {
 	warmup, batch, scenario, sessions string
 	sla                               string
 	out, name, endpoint, format       string
+	history                           string
 	quiet, noHardware                 bool
 	analysis                          analysisFlags
 	hwInterval                        time.Duration
@@ -229,6 +231,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.profileOnDemand, "profile-on-demand", 10, "")
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.name, "model-name", "", "")
+	fs.StringVar(&f.history, "history", os.Getenv("ORTEL_HISTORY"), "")
 	deprecate(fs, "name", "--model-name NAME", false, func(v string) error { f.name = v; return nil })
 	fs.Uint64Var(&f.seed, "seed", 1, "")
 	fs.StringVar(&f.endpoint, "otlp-endpoint", "", "")
@@ -410,7 +413,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 
 	out := f.out
 	if out == "" {
-		out = filepath.Join("ortel-out", instrument.ModelName(path)+"-"+time.Now().Format("20060102-150405"))
+		out = benchOutDir(instrument.ModelName(path), time.Now())
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output folder %q: %w", out, err)
@@ -427,10 +430,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		defer watchProfileSignal(e, od, f.profileOnDemand)()
 	}
 	ui := f.ui.newUI(uiOpts...)
-	tel, err := startTelemetry(ctx, e, "bench", telemetry.Config{
-		ServiceName: "ortel", OutputDir: out, Endpoint: f.endpoint, ExportTimeout: f.exportTimeout, Views: views.FromEnv(),
-		Readers: ui.readers(),
-	})
+	tcfg := telemetryConfig("bench", out)
+	tcfg.Endpoint, tcfg.ExportTimeout, tcfg.Views, tcfg.Readers = f.endpoint, f.exportTimeout, views.FromEnv(), ui.readers()
+	tel, err := startTelemetry(ctx, e, "bench", tcfg)
 	if err != nil {
 		return err
 	}
@@ -534,6 +536,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)
+	}
+	if err := recordHistory(ctx, e, f.history, rep); err != nil {
+		return err
 	}
 	ui.hold(ctx, e, "bench", rep)
 	// The report is out; telemetry that did not leave makes the exit

@@ -30,7 +30,9 @@ Says what ortel can use on this machine, and why not where it cannot:
     software events), rapl, thermal, nvml
   - whether ortel attach can work here (eBPF uprobes), and why not
   - the OTLP export configuration resolved from the OTEL_* variables
-    (header values are never printed)
+    (header values are never printed), and per command (bench, agent,
+    attach, import, replay) the folder, files or endpoints, metric interval
+    and spool it uses with its default flags
   - which catalog models are fetched
 
 Flags:
@@ -64,7 +66,46 @@ type doctorReport struct {
 	Sources []hardware.Status `json:"hardware_sources"`
 	Attach  attach.Status     `json:"attach"`
 	OTLP    []string          `json:"otlp"`
-	Models  []doctorModel     `json:"models"`
+	// Commands says, per command that exports telemetry, where it goes
+	// with its default flags: folder, files or endpoints, interval, spool.
+	Commands []doctorCmd   `json:"commands"`
+	Models   []doctorModel `json:"models"`
+}
+
+type doctorCmd struct {
+	Name  string   `json:"name"`
+	Lines []string `json:"lines"`
+}
+
+// describeCommand says where command c's telemetry goes when it resolved
+// r: what doctor prints for it, and what the doctor test compares with the
+// configuration each command really resolves.
+func describeCommand(c telemetryCommand, r telemetry.Resolved) []string {
+	if c.name == "replay" {
+		if r.Mode != telemetry.ModeOTLP {
+			return []string{"refuses to run: no collector is configured (set OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint)"}
+		}
+		return []string{"traces records: sent to " + r.Traces.Where(), "metrics records: sent to " + r.Metrics.Where()}
+	}
+	lines := []string{"folder: " + r.OutputDir + " (--out)", "service: " + r.ServiceName}
+	return append(lines, r.Destinations()...)
+}
+
+// doctorCommands resolves each command's telemetry with its default flags
+// (and --otlp-endpoint).
+func doctorCommands(endpoint string) []doctorCmd {
+	var out []doctorCmd
+	for _, c := range telemetryCommands {
+		cfg := telemetryConfig(c.name, c.out)
+		cfg.Endpoint = endpoint
+		r, err := telemetry.Resolve(cfg)
+		lines := []string{"configuration error: " + fmt.Sprint(err)}
+		if err == nil {
+			lines = describeCommand(c, r)
+		}
+		out = append(out, doctorCmd{Name: c.name, Lines: lines})
+	}
+	return out
 }
 
 type doctorModel struct {
@@ -110,7 +151,8 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		d.OTLP = []string{"configuration error: " + err.Error()}
 	} else {
-		d.OTLP = res.Describe()
+		d.OTLP = res.Settings()
+		d.Commands = doctorCommands(endpoint)
 	}
 	for _, k := range models.Catalog {
 		_, err := os.Stat(k.Path())
@@ -146,6 +188,13 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "\nOTLP export\n")
 	for _, l := range d.OTLP {
 		fmt.Fprintf(w, "  %s\n", l)
+	}
+	fmt.Fprintf(w, "\nWhere each command's telemetry goes (default flags)\n")
+	for _, c := range d.Commands {
+		fmt.Fprintf(w, "  %s\n", c.Name)
+		for _, l := range c.Lines {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
 	}
 	fmt.Fprintf(w, "\nModels (fetched by make setup)\n")
 	for _, m := range d.Models {

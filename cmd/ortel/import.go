@@ -78,7 +78,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	deprecate(fs, "model", "--model-name NAME", false, func(v string) error { model = v; return nil })
 	fs.StringVar(&provider, "provider", "CPUExecutionProvider", "")
 	fs.StringVar(&start, "start", "", "")
-	fs.StringVar(&out, "out", "ortel-out/import", "")
+	fs.StringVar(&out, "out", commandTelemetry("import").out, "")
 	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
 	fs.BoolVar(&appendOut, "append", false, "")
 	fs.BoolVar(&overwrite, "overwrite", false, "")
@@ -112,7 +112,8 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("read profile %q: is a folder, not a file", p)
 		}
 	}
-	cfg := telemetry.Config{ServiceName: "ortel", OutputDir: out, Endpoint: endpoint, ExportTimeout: exportTimeout, Views: views.FromEnv()}
+	cfg := telemetryConfig("import", out)
+	cfg.Endpoint, cfg.ExportTimeout, cfg.Views = endpoint, exportTimeout, views.FromEnv()
 	resolved, err := telemetry.Resolve(cfg)
 	if err != nil {
 		return fmt.Errorf("set up telemetry: %w", err)

@@ -10,6 +10,7 @@
 //	ortel doctor                  list what ortel can use on this machine
 //	ortel report RUN.json         render a saved run as text, JSON, Markdown, CSV or HTML
 //	ortel compare A.json B.json   compare two runs, gate on regressions
+//	ortel history check           find change points over every recorded run, gate on regressions
 //	ortel version                 print versions
 //
 // Run `ortel help COMMAND` for a command's flags and examples.
@@ -67,7 +68,7 @@ var exitCodes = []struct {
 	{exitOK, "success"},
 	{exitFailure, "failure: bad input (model, profile, report), a missing library or process, an I/O error"},
 	{exitUsage, "usage error: unknown command or flag, bad flag value, wrong arguments"},
-	{exitRegression, "compare --fail-on-regression: B is slower than A by at least the threshold, or A met an SLA that B misses"},
+	{exitRegression, "compare --fail-on-regression: B is slower than A by at least the threshold, or A met an SLA that B misses; history check: the newest run sits after a change point for the worse"},
 	{exitTelemetryLost, "the work succeeded, but telemetry it was asked to send was lost or spooled for ortel replay (bench, agent, attach, import's metrics); one line per signal says what. Import spans that cannot be delivered fail the import: 1"},
 }
 
@@ -104,7 +105,7 @@ func usagef(format string, args ...any) error {
 }
 
 func commands() []*command {
-	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), topCommand(), doctorCommand(), reportCommand(), compareCommand(), replayCommand(), versionCommand()}
+	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), topCommand(), doctorCommand(), reportCommand(), compareCommand(), historyCommand(), replayCommand(), versionCommand()}
 }
 
 func main() {

@@ -66,9 +66,14 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if len(pos) == 0 {
 		return usagef("replay needs a folder or file to send")
 	}
-	r, err := telemetry.Resolve(telemetry.Config{Endpoint: endpoint, ExportTimeout: exportTimeout})
+	cfg := telemetryConfig("replay", "")
+	cfg.Endpoint, cfg.ExportTimeout = endpoint, exportTimeout
+	r, err := telemetry.Resolve(cfg)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if telemetryResolved != nil {
+		telemetryResolved("replay", r)
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(e.stderr, "ortel replay: warning: %s\n", w)

@@ -12,17 +12,83 @@ import (
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
+// telemetryCommand is what a command that exports telemetry gives
+// telemetry.Setup unless its flags say otherwise: one table, read by the
+// commands and by doctor, so doctor describes what each command does.
+type telemetryCommand struct {
+	name, service string
+	// out is the default --out folder: files (with no collector) and the
+	// spool go under it; "" for replay, which writes nothing.
+	out string
+	// interval is the default metric interval when neither the command's
+	// flag nor OTEL_METRIC_EXPORT_INTERVAL is set; 0 for telemetry's 10s.
+	interval time.Duration
+	// rotation is the default rotation of its files (exportFlags).
+	rotation telemetry.Rotation
+}
+
+// The defaults of --rotate-mb and --rotate-keep (exportFlags).
+const (
+	defaultRotateMB   = 64
+	defaultRotateKeep = 4
+)
+
+var defaultRotation = telemetry.Rotation{MaxBytes: defaultRotateMB << 20, Backups: defaultRotateKeep}
+
+// benchOutPattern is bench's default --out, with the model's name and the
+// start time filled in (benchOutDir).
+const benchOutPattern = "ortel-out/MODEL-TIME"
+
+var telemetryCommands = []telemetryCommand{
+	{name: "bench", service: "ortel", out: benchOutPattern},
+	{name: "agent", service: "ortel-agent", out: "ortel-out/agent", interval: time.Second, rotation: defaultRotation},
+	{name: "attach", service: "ortel-attach", out: "ortel-out/attach", rotation: defaultRotation},
+	{name: "import", service: "ortel", out: "ortel-out/import"},
+	{name: "replay"},
+}
+
+// commandTelemetry returns the row of command, which must exist.
+func commandTelemetry(command string) telemetryCommand {
+	for _, c := range telemetryCommands {
+		if c.name == command {
+			return c
+		}
+	}
+	panic("no telemetry row for command " + command)
+}
+
+// telemetryConfig is command's telemetry.Config for the output folder out
+// (the --out flag): its service name, folder, spool under it, default
+// metric interval. The command adds what its other flags say.
+func telemetryConfig(command, out string) telemetry.Config {
+	c := commandTelemetry(command)
+	cfg := telemetry.Config{ServiceName: c.service, OutputDir: out, DefaultMetricInterval: c.interval, Rotation: c.rotation}
+	if out != "" {
+		cfg.SpoolDir = filepath.Join(out, "spool")
+	}
+	return cfg
+}
+
+// benchOutDir is bench's default output folder for model, started at now.
+func benchOutDir(modelName string, now time.Time) string {
+	return filepath.Join("ortel-out", modelName+"-"+now.Format("20060102-150405"))
+}
+
+// telemetryResolved, when set (by tests), is told the configuration each
+// command resolved.
+var telemetryResolved func(command string, r telemetry.Resolved)
+
 // startTelemetry sets up the command's exporters (ServiceVersion is
 // ortel's version) and prints the configuration warnings once, prefixed
 // with the command's name.
 func startTelemetry(ctx context.Context, e *env, command string, cfg telemetry.Config) (*telemetry.Telemetry, error) {
 	cfg.ServiceVersion = version
-	if cfg.SpoolDir == "" && cfg.OutputDir != "" {
-		cfg.SpoolDir = filepath.Join(cfg.OutputDir, "spool")
-	}
 	tel, err := telemetry.Setup(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("set up telemetry: %w", err)
+	}
+	if telemetryResolved != nil {
+		telemetryResolved(command, tel.Resolved)
 	}
 	for _, w := range tel.Resolved.Warnings {
 		fmt.Fprintf(e.stderr, "ortel %s: warning: %s\n", command, w)
@@ -71,8 +137,8 @@ type exportFlags struct {
 
 func (f *exportFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "export-timeout", 0, "")
-	fs.IntVar(&f.rotateMB, "rotate-mb", 64, "")
-	fs.IntVar(&f.rotateKeep, "rotate-keep", 4, "")
+	fs.IntVar(&f.rotateMB, "rotate-mb", defaultRotateMB, "")
+	fs.IntVar(&f.rotateKeep, "rotate-keep", defaultRotateKeep, "")
 }
 
 func (f *exportFlags) validate() error {

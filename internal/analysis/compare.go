@@ -356,24 +356,15 @@ func opTypeDeltas(a, b *report.Operators) []OpTypeDelta {
 
 func compareWarnings(a, b *report.Report) []string {
 	var w []string
-	diff := func(what, x, y string) {
-		if x != y {
-			w = append(w, fmt.Sprintf("%s differs: %q vs %q", what, x, y))
+	sb := Settings(b)
+	for i, sa := range Settings(a) {
+		switch {
+		case sa.Value == sb[i].Value:
+		case sa.Name == SettingModelFile:
+			w = append(w, "the runs used different model files (expected when comparing two versions of a model)")
+		default:
+			w = append(w, fmt.Sprintf("%s differs: %q vs %q", sa.Name, sa.Value, sb[i].Value))
 		}
-	}
-	diff("host CPU", a.Host.CPUModel, b.Host.CPUModel)
-	diff("ONNX Runtime version", a.Runtime.ORTVersion, b.Runtime.ORTVersion)
-	diff("execution providers", strings.Join(a.Runtime.Providers, ","), strings.Join(b.Runtime.Providers, ","))
-	diff("batch", strconv.FormatInt(a.Config.Batch, 10), strconv.FormatInt(b.Config.Batch, 10))
-	diff("intra-op threads", strconv.Itoa(a.Config.IntraOpThreads), strconv.Itoa(b.Config.IntraOpThreads))
-	diff("input shapes", inputShapes(a), inputShapes(b))
-	sa, sb := sessionOpts(a), sessionOpts(b)
-	diff("graph optimization level", sa.OptLevel, sb.OptLevel)
-	diff("execution mode", sa.ExecutionMode, sb.ExecutionMode)
-	diff("session config entries", kvText(sa.Config), kvText(sb.Config))
-	diff("execution provider options", kvText(sa.ProviderOptions), kvText(sb.ProviderOptions))
-	if a.Model.SHA256 != b.Model.SHA256 {
-		w = append(w, "the runs used different model files (expected when comparing two versions of a model)")
 	}
 	return w
 }

@@ -13,7 +13,7 @@ import (
 // The HTML report's template, stylesheet and chart code are embedded, and
 // inlined into every page: the page needs no network and no other file.
 //
-//go:embed html/report.html.tmpl html/generation.html.tmpl html/report.css html/report.js
+//go:embed html/report.html.tmpl html/generation.html.tmpl html/series.html.tmpl html/report.css html/report.js
 var htmlFS embed.FS
 
 var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{

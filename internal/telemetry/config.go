@@ -46,6 +46,10 @@ const (
 const (
 	ProtocolGRPC = "grpc"
 	ProtocolHTTP = "http/protobuf"
+	// ProtocolHTTPJSON is OTLP/HTTP with JSON bodies, for both signals.
+	// The official metric exporter has no JSON encoding: ortel's
+	// re-encodes its requests (see jsonTransport).
+	ProtocolHTTPJSON = "http/json"
 )
 
 // Defaults.
@@ -107,9 +111,15 @@ type Config struct {
 	// "host:4317" is TLS unless OTEL_EXPORTER_OTLP_INSECURE=true (the
 	// OTLP specification's rule). "" means: from the environment.
 	Endpoint string
-	// MetricInterval is how often metrics are exported. Default:
-	// OTEL_METRIC_EXPORT_INTERVAL (milliseconds), else 10s.
+	// MetricInterval is how often metrics are exported, overriding
+	// OTEL_METRIC_EXPORT_INTERVAL (milliseconds). Default: that variable,
+	// else DefaultMetricInterval.
 	MetricInterval time.Duration
+	// DefaultMetricInterval is the program's own default interval, used
+	// when neither MetricInterval nor OTEL_METRIC_EXPORT_INTERVAL is set
+	// (the agent's 1s). Default 10s, the specification's 60s being long
+	// for a benchmark.
+	DefaultMetricInterval time.Duration
 	// Views are handed to the MeterProvider.
 	Views []sdkmetric.View
 	// Readers are extra metric readers on the same MeterProvider as the
@@ -147,11 +157,11 @@ type Exporter struct {
 	// Kind is KindOTLP, KindFile, KindConsole or KindNone. The fields
 	// below are set for KindOTLP only.
 	Kind string
-	// Protocol is ProtocolGRPC or ProtocolHTTP.
+	// Protocol is ProtocolGRPC, ProtocolHTTP or ProtocolHTTPJSON.
 	Protocol string
 	// Endpoint is "host:port"; "" when the signal is not sent over OTLP.
 	Endpoint string
-	// URLPath is the path posted to over http/protobuf, such as
+	// URLPath is the path posted to over OTLP/HTTP, such as
 	// "/v1/traces"; "" over gRPC.
 	URLPath string
 	// Insecure is true for plaintext, false for TLS.
@@ -169,6 +179,9 @@ type Exporter struct {
 	Compression string
 
 	tls *tls.Config // built by Resolve from the files above; nil for plaintext
+	// endpointVar and protocolVar name where the endpoint and the protocol
+	// came from, for the hints of failed exports ("" for the default).
+	endpointVar, protocolVar string
 }
 
 // Resolved is a Config with the environment applied and defaults filled
@@ -196,7 +209,7 @@ type Resolved struct {
 	Timeout                                        time.Duration
 	Compression                                    string
 	// Protocol is the generic OTLP transport (OTEL_EXPORTER_OTLP_PROTOCOL):
-	// ProtocolGRPC or ProtocolHTTP. Each signal's is in Traces.Protocol
+	// ProtocolGRPC, ProtocolHTTP or ProtocolHTTPJSON. Each signal's is in Traces.Protocol
 	// and Metrics.Protocol.
 	Protocol string
 	// Sampler says which spans are recorded (OTEL_TRACES_SAMPLER and
@@ -280,6 +293,9 @@ func resolve(cfg Config, getenv func(string) string) (Resolved, error) {
 	r.MetricInterval = cfg.MetricInterval
 	if r.MetricInterval == 0 {
 		r.MetricInterval = DefaultMetricInterval
+		if cfg.DefaultMetricInterval > 0 {
+			r.MetricInterval = cfg.DefaultMetricInterval
+		}
 		if d, ok := e.millis("OTEL_METRIC_EXPORT_INTERVAL"); ok {
 			r.MetricInterval = d
 		}
@@ -318,6 +334,9 @@ func checkConfig(cfg Config) error {
 	var errs []error
 	if cfg.MetricInterval < 0 {
 		errs = append(errs, fmt.Errorf("telemetry: metric interval %v is negative", cfg.MetricInterval))
+	}
+	if cfg.DefaultMetricInterval < 0 {
+		errs = append(errs, fmt.Errorf("telemetry: default metric interval %v is negative", cfg.DefaultMetricInterval))
 	}
 	if cfg.Rotation.MaxBytes < 0 || cfg.Rotation.Backups < 0 {
 		errs = append(errs, fmt.Errorf("telemetry: file rotation %d bytes, %d backups: negative", cfg.Rotation.MaxBytes, cfg.Rotation.Backups))

@@ -170,9 +170,9 @@ func TestResolveEnvironment(t *testing.T) {
 				eq(t, r.Metrics.Insecure, true)
 				eq(t, r.Insecure, true)
 			}},
-		{name: "https endpoint is TLS, default port", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://otel.example.com"},
+		{name: "https endpoint is TLS, the scheme's port", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://otel.example.com"},
 			check: func(t *testing.T, r Resolved) {
-				eq(t, r.TracesEndpoint, "otel.example.com:4317")
+				eq(t, r.TracesEndpoint, "otel.example.com:443")
 				eq(t, r.Traces.Insecure, false)
 				if r.Traces.tls == nil {
 					t.Error("no TLS config built")
@@ -296,7 +296,7 @@ func TestResolveEnvironment(t *testing.T) {
 			check: func(t *testing.T, r Resolved) {
 				eq(t, r.Protocol, ProtocolHTTP)
 				eq(t, r.Traces.Protocol, ProtocolHTTP)
-				eq(t, r.TracesEndpoint, "c:4318")
+				eq(t, r.TracesEndpoint, "c:80")
 				eq(t, r.Traces.URLPath, "/v1/traces")
 				eq(t, r.Metrics.URLPath, "/v1/metrics")
 			}},
@@ -317,15 +317,35 @@ func TestResolveEnvironment(t *testing.T) {
 		{name: "signal protocol", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/protobuf"},
 			check: func(t *testing.T, r Resolved) {
 				eq(t, r.Traces.Protocol, ProtocolGRPC)
-				eq(t, r.TracesEndpoint, "c:4317")
+				eq(t, r.TracesEndpoint, "c:80")
 				eq(t, r.Traces.URLPath, "")
 				eq(t, r.Metrics.Protocol, ProtocolHTTP)
-				eq(t, r.MetricsEndpoint, "c:4318")
+				eq(t, r.MetricsEndpoint, "c:80")
 				eq(t, r.Metrics.URLPath, "/v1/metrics")
 			}},
-		{name: "http/json uses http/protobuf", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"},
-			check:    func(t *testing.T, r Resolved) { eq(t, r.Traces.Protocol, ProtocolHTTP) },
-			warnings: []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json: OTLP/HTTP with JSON bodies is not built in"}},
+		{name: "http/json for one signal", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.Traces.Protocol, ProtocolHTTPJSON)
+				eq(t, r.Traces.URLPath, "/v1/traces")
+				eq(t, r.Metrics.Protocol, ProtocolGRPC)
+			}},
+		{name: "http/json for both", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "HTTP/JSON"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.Traces.Protocol, ProtocolHTTPJSON)
+				eq(t, r.Metrics.Protocol, ProtocolHTTPJSON)
+				eq(t, r.Metrics.URLPath, "/v1/metrics")
+			}},
+		{name: "a signal URL without a port uses the scheme's, its path as is", env: map[string]string{
+			"OTEL_EXPORTER_OTLP_PROTOCOL":         "http/protobuf",
+			"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT":  "http://127.0.0.1/custom/path",
+			"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "https://api.example.com"},
+			check: func(t *testing.T, r Resolved) {
+				eq(t, r.TracesEndpoint, "127.0.0.1:80")
+				eq(t, r.Traces.URLPath, "/custom/path")
+				eq(t, r.MetricsEndpoint, "api.example.com:443")
+				eq(t, r.Metrics.URLPath, "/")
+			},
+			warnings: []string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT has no URL path"}},
 		{name: "http default endpoint of the other signal", env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://t:4318/v1/traces"},
 			check: func(t *testing.T, r Resolved) {
 				eq(t, r.MetricsEndpoint, "localhost:4318")

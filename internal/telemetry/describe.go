@@ -6,25 +6,53 @@ import (
 )
 
 // Describe returns human-readable lines saying what telemetry does with
-// this configuration, for `ortel doctor` and verbose output: mode,
-// destinations, security, header names (never values), resource, batching,
-// and every warning.
+// this configuration, for verbose output: the mode, Destinations, then
+// Settings' other lines (security, header names but never values,
+// resource, batching) and every warning.
 func (r Resolved) Describe() []string {
+	settings := r.Settings()
+	return append(append(settings[:1:1], r.Destinations()...), settings[1:]...)
+}
+
+// Destinations returns where each signal goes, one line each ("traces:
+// ...", "metrics: ..., every 10s"), then the spool and the rotation of
+// files when they apply: what differs between ortel's commands, which
+// give Setup different folders and intervals (`ortel doctor` prints them
+// per command).
+func (r Resolved) Destinations() []string {
+	if r.Mode == ModeDisabled {
+		return nil
+	}
+	lines := []string{
+		"traces: " + r.Traces.describe("traces", r.TracesFile()),
+		fmt.Sprintf("metrics: %s, every %s", r.Metrics.describe("metrics", r.MetricsFile()), durationText(r.MetricInterval)),
+	}
+	if r.SpoolDir != "" && r.Mode == ModeOTLP {
+		lines = append(lines, fmt.Sprintf("spool: exports that fail go to %s (at most %s), for ortel replay", r.SpoolDir, bytesText(r.SpoolMaxBytes)))
+	}
+	if r.Mode == ModeFile && r.Rotation.MaxBytes > 0 {
+		lines = append(lines, fmt.Sprintf("files: rotated at %s, keeping the %d newest of each (name-TIME.jsonl)", bytesText(r.Rotation.MaxBytes), max(1, r.Rotation.Backups)))
+	}
+	return lines
+}
+
+// Settings returns the lines of Describe that are not Destinations: the
+// mode first, then the sampler, service, resource, batching, shutdown
+// bound and every warning.
+func (r Resolved) Settings() []string {
 	var lines []string
 	add := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
-	if r.Mode == ModeDisabled {
+	switch r.Mode {
+	case ModeDisabled:
 		add("mode: disabled (OTEL_SDK_DISABLED=true): no traces or metrics are recorded")
-	} else {
-		switch r.Mode {
-		case ModeFile:
-			add("mode: file, the embedded default (no OTLP endpoint configured; set OTEL_EXPORTER_OTLP_ENDPOINT to send to a collector)")
-		case ModeOTLP:
-			add("mode: otlp (sent to a collector)")
-		default:
-			add("mode: %s (no collector, no files)", r.Mode)
-		}
-		add("traces: %s", r.Traces.describe("traces", r.TracesFile()))
-		add("metrics: %s, every %s", r.Metrics.describe("metrics", r.MetricsFile()), durationText(r.MetricInterval))
+	case ModeFile:
+		add("mode: file, the embedded default (no OTLP endpoint configured; set OTEL_EXPORTER_OTLP_ENDPOINT to send to a collector)")
+	case ModeOTLP:
+		add("mode: otlp (sent to a collector)")
+	default:
+		add("mode: %s (no collector, no files)", r.Mode)
+	}
+	if r.Mode != ModeDisabled {
 		add("sampler: %s", r.Sampler)
 	}
 	service := r.ServiceName
@@ -48,12 +76,6 @@ func (r Resolved) Describe() []string {
 		add("spans: queue of %d (a full queue drops and counts, never blocks), batches of %d every %s, export timeout %s",
 			r.SpanQueueSize, r.SpanBatchSize, durationText(r.SpanScheduleDelay), durationText(r.SpanExportTimeout))
 		add("shutdown: bounded by %s (a dead collector delays exit by no more than this)", durationText(r.ShutdownTimeout))
-		if r.SpoolDir != "" && r.Mode == ModeOTLP {
-			add("spool: exports that fail go to %s (at most %s), for ortel replay", r.SpoolDir, bytesText(r.SpoolMaxBytes))
-		}
-	}
-	if r.Mode == ModeFile && r.Rotation.MaxBytes > 0 {
-		add("files: rotated at %s, keeping the %d newest of each (name-TIME.jsonl)", bytesText(r.Rotation.MaxBytes), max(1, r.Rotation.Backups))
 	}
 	for _, w := range r.Warnings {
 		add("warning: %s", w)
@@ -74,12 +96,8 @@ func (x Exporter) describe(signal, file string) string {
 		return fmt.Sprintf("appended to %s as OTLP/JSON lines", file)
 	}
 	var b strings.Builder
-	if x.Protocol == ProtocolHTTP {
-		scheme := "https"
-		if x.Insecure {
-			scheme = "http"
-		}
-		fmt.Fprintf(&b, "otlp http/protobuf, POST %s://%s%s", scheme, x.Endpoint, x.URLPath)
+	if isHTTP(x.Protocol) {
+		fmt.Fprintf(&b, "otlp %s, POST %s", x.Protocol, x.url())
 	} else {
 		fmt.Fprintf(&b, "otlp grpc to %s", x.Endpoint)
 	}
@@ -115,12 +133,17 @@ func (x Exporter) Where() string {
 	case KindFile:
 		return "a file"
 	}
-	if x.Protocol == ProtocolHTTP {
-		scheme := "https"
-		if x.Insecure {
-			scheme = "http"
-		}
-		return scheme + "://" + x.Endpoint + x.URLPath
+	if isHTTP(x.Protocol) {
+		return x.url()
 	}
 	return "grpc " + x.Endpoint
+}
+
+// url is where an OTLP/HTTP exporter posts: scheme://host:port/path.
+func (x Exporter) url() string {
+	scheme := "https"
+	if x.Insecure {
+		scheme = "http"
+	}
+	return scheme + "://" + x.Endpoint + x.URLPath
 }

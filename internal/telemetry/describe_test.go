@@ -55,7 +55,7 @@ func TestDescribe(t *testing.T) {
 			},
 			want: []string{
 				"mode: otlp",
-				"traces: otlp http/protobuf, POST https://otel.example.com:4318/otlp/v1/traces (TLS), headers: none, timeout 1.5s",
+				"traces: otlp http/protobuf, POST https://otel.example.com:443/otlp/v1/traces (TLS), headers: none, timeout 1.5s",
 				"metrics: not exported (OTEL_METRICS_EXPORTER=none)",
 				"sampler: traceidratio 0.1",
 				"shutdown: bounded by 2s",

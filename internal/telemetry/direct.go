@@ -21,9 +21,10 @@ func (t *Telemetry) Resource() *resource.Resource { return t.res }
 func (r Resolved) TraceClient() otlptrace.Client { return traceClient(r.Traces) }
 
 // traceClient returns the OTLP trace client of x's protocol, not started.
+// Its errors name where the export went (see Exporter.explain).
 func traceClient(x Exporter) otlptrace.Client {
-	if x.Protocol == ProtocolHTTP {
-		return otlptracehttp.NewClient(traceHTTPOptions(x)...)
+	if isHTTP(x.Protocol) {
+		return explainingTraceClient{Client: otlptracehttp.NewClient(traceHTTPOptions(x)...), x: x}
 	}
-	return otlptracegrpc.NewClient(traceOptions(x)...)
+	return explainingTraceClient{Client: otlptracegrpc.NewClient(traceOptions(x)...), x: x}
 }

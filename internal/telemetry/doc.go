@@ -7,8 +7,10 @@
 //
 // With an OTLP endpoint configured (Config.Endpoint or
 // OTEL_EXPORTER_OTLP_ENDPOINT and its _TRACES_/_METRICS_ variants) traces
-// and metrics are sent over OTLP, gRPC or http/protobuf per signal, through
-// the official exporters. Without one, the embedded default appends them to
+// and metrics are sent over OTLP, gRPC, http/protobuf or http/json per
+// signal, through the official exporters (package difftest proves the wire
+// matches theirs for the same environment). A failed export names the URL
+// it went to and, for a protocol or TLS mismatch, the variable to set. Without one, the embedded default appends them to
 // <OutputDir>/traces.jsonl and <OutputDir>/metrics.jsonl in the OTLP/JSON
 // lines format (package otlpjson), which any OpenTelemetry Collector
 // replays with its otlpjsonfile receiver, optionally rotated
@@ -32,13 +34,13 @@
 // # Environment
 //
 //	OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES        resource
-//	OTEL_EXPORTER_OTLP_ENDPOINT (+_TRACES_, _METRICS_)   http://host:port plaintext, https:// TLS
+//	OTEL_EXPORTER_OTLP_ENDPOINT (+_TRACES_, _METRICS_)   http://host:port plaintext, https:// TLS; no port: 80/443
 //	OTEL_EXPORTER_OTLP_INSECURE (+signal)               plaintext for an endpoint without a scheme
 //	OTEL_EXPORTER_OTLP_HEADERS (+signal)                k=v,k2=v2, percent-encoded; values never printed
 //	OTEL_EXPORTER_OTLP_CERTIFICATE, _CLIENT_CERTIFICATE, _CLIENT_KEY (+signal)
 //	OTEL_EXPORTER_OTLP_TIMEOUT (+signal)                milliseconds, default 10000
 //	OTEL_EXPORTER_OTLP_COMPRESSION (+signal)            gzip or none
-//	OTEL_EXPORTER_OTLP_PROTOCOL (+signal)               grpc (default) or http/protobuf (http/json: warned, http/protobuf)
+//	OTEL_EXPORTER_OTLP_PROTOCOL (+signal)               grpc (default), http/protobuf or http/json (both signals)
 //	OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER         otlp (default), console or none
 //	OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG        always_on, always_off, traceidratio, parentbased_* (default parentbased_always_on)
 //	OTEL_METRIC_EXPORT_INTERVAL, _TIMEOUT               milliseconds

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -22,9 +23,11 @@ type endpoint struct {
 }
 
 // parseEndpoint accepts "http://host:port/path", "https://host:port/path",
-// "host:port" and "host" (the protocol's default port: 4317 for grpc, 4318
-// for http/protobuf). Over gRPC a URL path is ignored with a note;
-// credentials in the URL always are.
+// "host:port" and "host". A URL without a port uses its scheme's (80 for
+// http://, 443 for https://), as every official exporter does and as hosted
+// backends publish their endpoints; a bare "host" gets the protocol's
+// collector port (4317 for grpc, 4318 over HTTP). Over gRPC a URL path is
+// ignored with a note; credentials in the URL always are.
 func parseEndpoint(raw, protocol string) (endpoint, error) {
 	var ep endpoint
 	host, port := "", ""
@@ -43,13 +46,16 @@ func parseEndpoint(raw, protocol string) (endpoint, error) {
 			ep.notes = append(ep.notes, "credentials in the endpoint URL are ignored: put them in OTEL_EXPORTER_OTLP_HEADERS")
 		}
 		if u.Path != "" && u.Path != "/" {
-			if protocol == ProtocolGRPC {
+			if !isHTTP(protocol) {
 				ep.notes = append(ep.notes, fmt.Sprintf("URL path %q ignored: OTLP/gRPC has no path (is this an OTLP/HTTP endpoint? then set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)", u.Path))
 			} else {
 				ep.path = u.Path
 			}
 		}
 		host, port = u.Hostname(), u.Port()
+		if port == "" {
+			port = schemePort(u.Scheme)
+		}
 	} else {
 		if strings.ContainsAny(raw, "/?#@ ") {
 			return ep, errors.New("want http://host:port, https://host:port or host:port")
@@ -78,10 +84,23 @@ func parseEndpoint(raw, protocol string) (endpoint, error) {
 
 // defaultPort is the collector's usual port for protocol.
 func defaultPort(protocol string) string {
-	if protocol == ProtocolHTTP {
+	if isHTTP(protocol) {
 		return "4318"
 	}
 	return "4317"
+}
+
+// schemePort is the port a URL of scheme means when it names none.
+func schemePort(scheme string) string {
+	if scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+// isHTTP reports whether protocol is one of the OTLP/HTTP encodings.
+func isHTTP(protocol string) bool {
+	return protocol == ProtocolHTTP || protocol == ProtocolHTTPJSON
 }
 
 // isLoopback reports whether hostPort names this machine.
@@ -148,20 +167,26 @@ func (e *env) exporters(cfg Config, r *Resolved) error {
 
 	// Each signal's exporter kind, protocol and endpoint.
 	signals := [2]string{"traces", "metrics"}
-	var kinds, protocols, raws [2]string
+	var kinds, protocols, raws, protocolVars, endpointVars [2]string
 	var specific [2]bool
 	anyEndpoint := false
 	for i, signal := range signals {
 		kinds[i] = e.exporterKind(signal)
 		protocols[i] = e.protocol(signalVar(signal, "PROTOCOL"), r.Protocol)
-		raws[i] = genericRaw
+		protocolVars[i] = ""
+		if e.lookup(signalVar(signal, "PROTOCOL")) != "" {
+			protocolVars[i] = signalVar(signal, "PROTOCOL")
+		} else if e.lookup(envPrefix+"PROTOCOL") != "" {
+			protocolVars[i] = envPrefix + "PROTOCOL"
+		}
+		raws[i], endpointVars[i] = genericRaw, genericVar
 		if cfg.Endpoint == "" {
 			name := signalVar(signal, "ENDPOINT")
 			if v := e.lookup(name); v != "" {
 				if _, err := parseEndpoint(v, protocols[i]); err != nil {
 					e.warnf("%s=%s ignored: %v", name, safeQuote(v), err)
 				} else {
-					raws[i], specific[i] = v, true
+					raws[i], specific[i], endpointVars[i] = v, true, name
 				}
 			}
 		}
@@ -179,7 +204,7 @@ func (e *env) exporters(cfg Config, r *Resolved) error {
 			// The embedded default: no collector configured.
 			x.Kind = KindFile
 		default:
-			x.Protocol = protocols[i]
+			x.Protocol, x.protocolVar, x.endpointVar = protocols[i], protocolVars[i], endpointVars[i]
 			x.Timeout = r.Timeout
 			x.Compression = r.Compression
 			x.Headers = r.Headers
@@ -224,7 +249,7 @@ func (e *env) otlpExporter(signal, raw string, specific, genericInsecure, generi
 		e.warnf("%s endpoint: %s", signal, n)
 	}
 	x.Endpoint = ep.hostPort
-	if x.Protocol == ProtocolHTTP {
+	if isHTTP(x.Protocol) {
 		// The specification: a signal's own endpoint is used as it is; the
 		// generic one gets the signal's path appended.
 		switch {
@@ -235,7 +260,7 @@ func (e *env) otlpExporter(signal, raw string, specific, genericInsecure, generi
 		case specific:
 			x.URLPath = ep.path
 		default:
-			x.URLPath = strings.TrimSuffix(ep.path, "/") + "/v1/" + signal
+			x.URLPath = path.Join("/", ep.path, "v1", signal)
 		}
 	}
 	insecure, insecureSet := genericInsecure, genericInsecureSet
@@ -308,20 +333,16 @@ func (e *env) compression(name, def string) string {
 	}
 }
 
-// protocol reads a protocol variable: grpc or http/protobuf. http/json is
-// not built in: http/protobuf, which every OTLP/HTTP receiver also takes,
-// is used instead.
+// protocol reads a protocol variable: grpc, http/protobuf or http/json
+// (both signals are sent as JSON, see jsonTransport).
 func (e *env) protocol(name, def string) string {
 	switch v := strings.ToLower(e.lookup(name)); v {
 	case "":
 		return def
-	case ProtocolGRPC, ProtocolHTTP:
+	case ProtocolGRPC, ProtocolHTTP, ProtocolHTTPJSON:
 		return v
-	case "http/json":
-		e.warnf("%s=http/json: OTLP/HTTP with JSON bodies is not built in, so http/protobuf is used (same port and paths)", name)
-		return ProtocolHTTP
 	default:
-		e.warnf("%s=%s ignored: want grpc or http/protobuf", name, safeQuote(v))
+		e.warnf("%s=%s ignored: want grpc, http/protobuf or http/json", name, safeQuote(v))
 		return def
 	}
 }

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"net"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -13,13 +14,16 @@ func TestParseEndpoint(t *testing.T) {
 		wantErr              string
 	}{
 		{in: "http://collector:4317", hostPort: "collector:4317", scheme: "http"},
-		{in: "https://collector", hostPort: "collector:4317", scheme: "https"},
+		{in: "https://collector", hostPort: "collector:443", scheme: "https"},
+		{in: "http://collector", hostPort: "collector:80", scheme: "http"},
+		{in: "http://collector/", hostPort: "collector:80", scheme: "http"},
 		{in: "https://collector:443/", hostPort: "collector:443", scheme: "https"},
 		{in: "collector:4317", hostPort: "collector:4317"},
 		{in: "collector", hostPort: "collector:4317"},
 		{in: "[::1]:4317", hostPort: "[::1]:4317"},
 		{in: "::1", hostPort: "[::1]:4317"},
-		{in: "http://[::1]", hostPort: "[::1]:4317", scheme: "http"},
+		{in: "http://[::1]", hostPort: "[::1]:80", scheme: "http"},
+		{in: "https://[2001:db8::1]", hostPort: "[2001:db8::1]:443", scheme: "https"},
 		{in: "http://c:4318/v1/traces", hostPort: "c:4318", scheme: "http", notes: 1},
 		{in: "https://u:p@c:4317/x", hostPort: "c:4317", scheme: "https", notes: 2},
 		{in: "unix:///tmp/otel.sock", wantErr: `scheme "unix" is not supported`},
@@ -87,13 +91,18 @@ func FuzzParseEndpoint(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		for _, p := range []string{ProtocolGRPC, ProtocolHTTP} {
+		for _, p := range []string{ProtocolGRPC, ProtocolHTTP, ProtocolHTTPJSON} {
 			ep, err := parseEndpoint(raw, p)
 			if err != nil {
 				continue
 			}
-			if _, _, err := net.SplitHostPort(ep.hostPort); err != nil {
+			_, port, err := net.SplitHostPort(ep.hostPort)
+			if err != nil {
 				t.Fatalf("parseEndpoint(%q, %s) = %q, not host:port: %v", raw, p, ep.hostPort, err)
+			}
+			// A URL without a port takes its scheme's, whatever the protocol.
+			if u, err := url.Parse(raw); err == nil && strings.Contains(raw, "://") && u.Port() == "" && port != schemePort(ep.scheme) {
+				t.Fatalf("parseEndpoint(%q, %s) port %s, want the %s scheme's %s", raw, p, port, ep.scheme, schemePort(ep.scheme))
 			}
 			if p == ProtocolGRPC && ep.path != "" {
 				t.Fatalf("gRPC endpoint %q kept path %q", raw, ep.path)

@@ -171,7 +171,7 @@ func newSender(ctx context.Context, signal string, x Exporter) (func(context.Con
 		}
 		return send, func() { _ = client.Stop(context.WithoutCancel(ctx)) }, nil
 	}
-	if x.Protocol == ProtocolHTTP {
+	if isHTTP(x.Protocol) {
 		return httpMetricSender(x), func() {}, nil
 	}
 	conn, err := grpc.NewClient(x.Endpoint, grpc.WithTransportCredentials(x.credentials()))
@@ -204,14 +204,8 @@ func partialMetrics(p *colmetricspb.ExportMetricsPartialSuccess) error {
 }
 
 func httpMetricSender(x Exporter) func(context.Context, proto.Message) error {
-	scheme := "https"
-	transport := &http.Transport{TLSClientConfig: x.tlsConfig()}
-	if x.Insecure {
-		scheme = "http"
-		transport = &http.Transport{}
-	}
-	client := &http.Client{Transport: transport}
-	url := scheme + "://" + x.Endpoint + x.URLPath
+	client := metricHTTPClient(x) // proxy, TLS and http/json as the exporter's
+	url := x.url()
 	return func(ctx context.Context, m proto.Message) error {
 		ctx, cancel := context.WithTimeout(ctx, x.Timeout)
 		defer cancel()

@@ -22,7 +22,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/ortel-dev/ortel/internal/spanbatch"
+	"github.com/ortel-dev/ortel/instrument/spanbatch"
 )
 
 // Telemetry is a configured TracerProvider and MeterProvider with their
@@ -97,15 +97,16 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	if spanExp != nil {
 		cse := &countingSpanExporter{next: spanExp, stats: t.stats, abort: abortCtx, done: make(chan struct{}), spooling: t.spools[0] != nil}
 		t.exportersDone = append(t.exportersDone, cse.done)
-		// spanbatch, not the SDK's batcher: the SDK's wakes its goroutine
-		// for every span, which next to a short Run costs more CPU than the
-		// span (issue 11: +47% vs +10% per traced Silero VAD Run).
-		bsp := spanbatch.New(cse, spanbatch.Options{
-			MaxQueueSize:       r.SpanQueueSize + queueSlack,
-			MaxExportBatchSize: r.SpanBatchSize,
-			ScheduleDelay:      r.SpanScheduleDelay,
-			ExportTimeout:      r.SpanExportTimeout,
-		})
+		// instrument/spanbatch, not the SDK's batcher: the SDK's wakes its
+		// goroutine for every span, which next to a short Run costs more
+		// CPU than the span (docs/sdk-batcher-wakeups.md). Every option is
+		// passed, so Resolved (ortel's defaults, OTEL_BSP_*) is what runs.
+		bsp := spanbatch.New(cse,
+			spanbatch.WithMaxQueueSize(r.SpanQueueSize+queueSlack),
+			spanbatch.WithMaxExportBatchSize(r.SpanBatchSize),
+			spanbatch.WithBatchTimeout(r.SpanScheduleDelay),
+			spanbatch.WithExportTimeout(r.SpanExportTimeout),
+		)
 		tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(&countingProcessor{next: bsp, stats: t.stats, limit: int64(r.SpanQueueSize)}))
 	}
 	t.TracerProvider = sdktrace.NewTracerProvider(tpOpts...)
@@ -194,7 +195,7 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 		}
 		metricExp = fileMetricExporter{sink: s}
 	case KindOTLP:
-		if r.Metrics.Protocol == ProtocolHTTP {
+		if isHTTP(r.Metrics.Protocol) {
 			metricExp, err = otlpmetrichttp.New(ctx, metricHTTPOptions(r.Metrics)...)
 		} else {
 			metricExp, err = otlpmetricgrpc.New(ctx, metricOptions(r.Metrics)...)
@@ -202,6 +203,7 @@ func (t *Telemetry) exporters(ctx context.Context, r Resolved, console io.Writer
 		if err != nil {
 			return nil, nil, fmt.Errorf("telemetry: OTLP metric exporter for %s: %w", r.Metrics.Endpoint, err)
 		}
+		metricExp = explainingMetricExporter{Exporter: metricExp, x: r.Metrics}
 	}
 	return spanExp, metricExp, nil
 }
@@ -250,6 +252,10 @@ func traceHTTPOptions(x Exporter) []otlptracehttp.Option {
 		otlptracehttp.WithHeaders(copyHeaders(x.Headers)),
 		otlptracehttp.WithTimeout(x.Timeout),
 		otlptracehttp.WithCompression(otlptracehttp.NoCompression),
+		otlptracehttp.WithEncoding(otlptracehttp.EncodingProtobuf),
+	}
+	if x.Protocol == ProtocolHTTPJSON {
+		opts = append(opts, otlptracehttp.WithEncoding(otlptracehttp.EncodingJSON))
 	}
 	if x.Insecure {
 		opts = append(opts, otlptracehttp.WithInsecure())
@@ -273,7 +279,12 @@ func metricHTTPOptions(x Exporter) []otlpmetrichttp.Option {
 	}
 	if x.Insecure {
 		opts = append(opts, otlpmetrichttp.WithInsecure())
-	} else {
+	}
+	switch {
+	case x.Protocol == ProtocolHTTPJSON:
+		// The client carries x's TLS and re-encodes each request as JSON.
+		opts = append(opts, otlpmetrichttp.WithHTTPClient(metricHTTPClient(x)))
+	case !x.Insecure:
 		opts = append(opts, otlpmetrichttp.WithTLSClientConfig(x.tlsConfig()))
 	}
 	if x.Compression == compressionGzip {

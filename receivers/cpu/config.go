@@ -4,19 +4,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
-	"github.com/ortel-dev/ortel/semconv"
 )
-
-// metricNames lists every metric the receiver can emit.
-var metricNames = []string{
-	semconv.SystemCPUTimeName,
-	semconv.SystemCPUUtilizationName,
-	semconv.SystemCPUFrequencyName,
-	semconv.SystemCPULogicalCountName,
-	semconv.OrtelSystemContextSwitchesName,
-	semconv.OrtelSystemInterruptsName,
-	semconv.OrtelSystemLoadAverageName,
-}
 
 // config holds what the options set: defaults first, then the environment,
 // then the options.
@@ -55,9 +43,8 @@ func WithRoot(root string) Option {
 }
 
 // WithMetric turns the metric called name on or off. Default: on or off as
-// the Default column of docs/metrics.md says (system.cpu.frequency and
-// ortel.system.interrupts are off). New fails on a name the receiver does
-// not emit.
+// the Default column of [Metrics] says. New fails on a name the receiver
+// does not emit.
 func WithMetric(name string, on bool) Option {
 	return optionFunc(func(c *config) { c.SetMetric(name, on) })
 }

@@ -12,21 +12,11 @@
 //
 // # Metrics
 //
-//	| Metric                        | Instrument                    | Unit             | Attributes                      | Default |
-//	|-------------------------------|-------------------------------|------------------|---------------------------------|---------|
-//	| system.cpu.time               | Float64ObservableCounter      | s                | cpu.mode, cpu.logical_number    | on      |
-//	| system.cpu.utilization        | Float64ObservableGauge        | 1                | cpu.mode, cpu.logical_number    | on      |
-//	| system.cpu.frequency          | Int64ObservableGauge          | Hz               | cpu.logical_number              | off     |
-//	| system.cpu.logical.count      | Int64ObservableUpDownCounter  | {cpu}            |                                 | on      |
-//	| ortel.system.context_switches | Int64ObservableCounter        | {context_switch} |                                 | on      |
-//	| ortel.system.interrupts       | Int64ObservableCounter        | {interrupt}      |                                 | off     |
-//	| ortel.system.load_average     | Float64ObservableGauge        | {thread}         | ortel.load_average.window       | on      |
-//
-// The defaults are the registry's (docs/metrics.md); WithMetric and
-// WithAllMetrics change them. A metric that is off is not read at all.
-// WithPerCPU(false) reports system.cpu.time and system.cpu.utilization for
-// all CPUs together, without cpu.logical_number (7 series each instead of 7
-// per CPU), for machines with many CPUs.
+// [Metrics] lists what the receiver emits, generated from the semconv
+// registry. A metric that is off is not read at all. WithPerCPU(false)
+// reports system.cpu.time and system.cpu.utilization for all CPUs
+// together, without cpu.logical_number (7 series each instead of 7 per
+// CPU), for machines with many CPUs.
 //
 // # Where the readings come from (Linux)
 //

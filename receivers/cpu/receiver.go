@@ -72,7 +72,7 @@ var modeAttrs = [numModes]attribute.KeyValue{
 func New(opts ...Option) (*Receiver, error) {
 	c := newConfig(opts)
 	c.ResolveRoot()
-	sel, err := c.Select("cpu", metricNames)
+	sel, err := c.Select("cpu", Metrics())
 	if err != nil {
 		return nil, err
 	}

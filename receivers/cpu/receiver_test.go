@@ -129,15 +129,14 @@ func TestDefaultsFollowRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range metricNames {
-		m, _ := semconv.LookupMetric(name)
-		_, present := got[name]
+	for _, m := range Metrics() {
+		_, present := got[m.Name]
 		// Utilization needs a second collection.
-		if name == semconv.SystemCPUUtilizationName {
+		if m.Name == semconv.SystemCPUUtilizationName {
 			continue
 		}
 		if present != m.DefaultEnabled {
-			t.Errorf("%s present = %v, want the registry default %v", name, present, m.DefaultEnabled)
+			t.Errorf("%s present = %v, want the registry default %v", m.Name, present, m.DefaultEnabled)
 		}
 	}
 	_, collect = newTest(t, WithRoot("testdata/xeon4"), WithMetric(semconv.SystemCPUTimeName, false), WithMetric(semconv.OrtelSystemInterruptsName, true))

@@ -8,20 +8,9 @@
 //
 // # Metrics
 //
-//	| Metric                        | Instrument                   | Unit        | Attributes                                        | Default |
-//	|-------------------------------|------------------------------|-------------|---------------------------------------------------|---------|
-//	| system.memory.usage           | Int64ObservableUpDownCounter | By          | system.memory.state                               | on      |
-//	| system.memory.limit           | Int64ObservableUpDownCounter | By          |                                                   | on      |
-//	| system.memory.utilization     | Float64ObservableGauge       | 1           | system.memory.state                               | on      |
-//	| system.memory.linux.available | Int64ObservableUpDownCounter | By          |                                                   | on      |
-//	| system.paging.usage           | Int64ObservableUpDownCounter | By          | system.paging.state                               | on      |
-//	| system.paging.utilization     | Float64ObservableGauge       | 1           | system.paging.state                               | off     |
-//	| system.paging.faults          | Int64ObservableCounter       | {fault}     | system.paging.fault.type                          | on      |
-//	| system.paging.operations      | Int64ObservableCounter       | {operation} | system.paging.direction, system.paging.fault.type | on      |
-//
-// The defaults are the registry's (docs/metrics.md); WithMetric and
-// WithAllMetrics change them. With paging faults and operations off,
-// /proc/vmstat is not read.
+// [Metrics] lists what the receiver emits, generated from the semconv
+// registry. With paging faults and operations off, /proc/vmstat is not
+// read.
 //
 // # Formulas (Linux)
 //

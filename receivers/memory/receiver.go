@@ -66,7 +66,7 @@ func opts(kv ...attribute.KeyValue) []metric.ObserveOption {
 func New(opts ...Option) (*Receiver, error) {
 	c := newConfig(opts)
 	c.ResolveRoot()
-	sel, err := c.Select("memory", metricNames)
+	sel, err := c.Select("memory", Metrics())
 	if err != nil {
 		return nil, err
 	}

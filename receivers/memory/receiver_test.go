@@ -107,10 +107,9 @@ func TestDefaultsFollowRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range metricNames {
-		m, _ := semconv.LookupMetric(name)
-		if _, present := got[name]; present != m.DefaultEnabled {
-			t.Errorf("%s present = %v, want the registry default %v", name, present, m.DefaultEnabled)
+	for _, m := range Metrics() {
+		if _, present := got[m.Name]; present != m.DefaultEnabled {
+			t.Errorf("%s present = %v, want the registry default %v", m.Name, present, m.DefaultEnabled)
 		}
 	}
 }

@@ -70,9 +70,8 @@ func WithTimeout(d time.Duration) Option {
 }
 
 // WithMetric turns the metric called name on or off, and with it the NVML
-// calls behind it. Default: on or off as the Default column of
-// docs/metrics.md says (all of this receiver's metrics are on). New fails
-// on a name the receiver does not emit.
+// calls behind it. Default: on or off as the Default column of [Metrics]
+// says. New fails on a name the receiver does not emit.
 func WithMetric(name string, on bool) Option {
 	return optionFunc(func(c *config) { c.SetMetric(name, on) })
 }

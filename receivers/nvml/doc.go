@@ -6,60 +6,48 @@
 //
 // # Metrics
 //
-// Every GPU is identified by hw.id = its NVML UUID, hw.name = "gpu" and
-// its NVML index ("gpu0"), hw.model = its product name ("NVIDIA H100
-// 80GB HBM3"), hw.vendor = "NVIDIA" and hw.driver_version; each metric
-// carries those its registry entry lists (docs/metrics.md).
+// [Metrics] lists what the receiver emits, generated from the semconv
+// registry. Every GPU is identified by hw.id = its NVML UUID, hw.name =
+// "gpu" and its NVML index ("gpu0"), hw.model = its product name ("NVIDIA
+// H100 80GB HBM3"), hw.vendor = "NVIDIA" and hw.driver_version; each
+// metric carries those its table lists. Where the readings come from:
 //
-//	| Metric                          | Instrument                    | Unit | Extra attributes                | NVML source                                         |
-//	|---------------------------------|-------------------------------|------|---------------------------------|-----------------------------------------------------|
-//	| hw.gpu.utilization              | Float64ObservableGauge        | 1    | hw.gpu.task general/encoder/decoder | utilization rates; encoder and decoder utilization |
-//	| nvidia.gpu.memory.activity      | Float64ObservableGauge        | 1    |                                 | utilization rates (memory controller busy time)     |
-//	| hw.gpu.memory.usage             | Int64ObservableUpDownCounter  | By   |                                 | memory info (v2, else v1)                           |
-//	| hw.gpu.memory.limit             | Int64ObservableUpDownCounter  | By   |                                 | memory info                                         |
-//	| hw.gpu.memory.utilization       | Float64ObservableGauge        | 1    |                                 | memory used / total                                 |
-//	| hw.temperature                  | Float64ObservableGauge        | Cel  | hw.sensor_location gpu/memory   | temperature; field NVML_FI_DEV_MEMORY_TEMP          |
-//	| hw.temperature.limit            | Float64ObservableGauge        | Cel  | hw.sensor_location, hw.limit_type | temperature thresholds, read once                 |
-//	| hw.power                        | Float64ObservableGauge        | W    | hw.type gpu                     | field NVML_FI_DEV_POWER_INSTANT, else power usage   |
-//	| hw.energy                       | Float64ObservableCounter      | J    | hw.type gpu                     | total energy consumption (since the driver loaded)  |
-//	| hw.gpu.io                       | Int64ObservableCounter        | By   | network.io.direction            | fields NVML_FI_DEV_PCIE_COUNT_TX/RX_BYTES, else PCIe throughput integrated |
-//	| hw.errors                       | Int64ObservableCounter        | {error} | hw.type gpu, error.type corrected/uncorrected | aggregate ECC error counts     |
-//	| hw.status                       | Int64ObservableUpDownCounter  | 1    | hw.type gpu, hw.state ok/degraded/failed | the receiver's view: see Failures         |
-//	| nvidia.gpu.clock.frequency      | Int64ObservableGauge          | Hz   | nvidia.clock.type               | clock info: graphics, SM, memory, video             |
-//	| nvidia.gpu.throttle.active      | Float64ObservableGauge        | 1    | nvidia.throttle.reason          | current clocks event (throttle) reasons             |
-//	| nvidia.gpu.process.memory.usage | Int64ObservableGauge          | By   | process.pid                     | running compute processes                           |
-//	| nvidia.gpu.process.utilization  | Float64ObservableGauge        | 1    | process.pid, hw.gpu.task        | process utilization samples                         |
-//	| nvidia.gpu.sm.utilization       | Float64ObservableGauge        | 1    |                                 | GPM: SM utilization                                 |
-//	| nvidia.gpu.sm.occupancy         | Float64ObservableGauge        | 1    |                                 | GPM: SM occupancy                                   |
-//	| nvidia.gpu.tensor.activity      | Float64ObservableGauge        | 1    |                                 | GPM: any tensor utilization                         |
-//	| nvidia.gpu.dram.activity        | Float64ObservableGauge        | 1    |                                 | GPM: DRAM bandwidth utilization                     |
-//	| nvidia.gpu.pcie.throughput      | Float64ObservableGauge        | By/s | network.io.direction            | GPM: PCIe TX/RX per second                          |
-//
-// Notes on the readings:
-//
+//   - Utilization rates give hw.gpu.utilization{general} and
+//     nvidia.gpu.memory.activity, the memory controller's busy time (which
+//     NVML also calls memory utilization; hw.gpu.memory.utilization is the
+//     fraction of memory in use, as upstream defines it). Encoder and
+//     decoder utilization give hw.gpu.utilization{encoder, decoder}.
+//   - Memory info (v2, else v1) gives hw.gpu.memory.usage and .limit, and
+//     their ratio .utilization.
+//   - The temperature, and the field NVML_FI_DEV_MEMORY_TEMP, give
+//     hw.temperature{gpu, memory}; the temperature thresholds, read once,
+//     hw.temperature.limit.
 //   - hw.power is instantaneous where the GPU offers the
 //     NVML_FI_DEV_POWER_INSTANT field. Otherwise it is nvmlDeviceGetPowerUsage,
 //     which on Ampere (except GA100) and newer GPUs is an average over the
 //     last second and on older ones instantaneous.
-//   - hw.energy is the driver's own counter, in joules since the driver
-//     loaded: only differences are meaningful (Snapshot before and after,
-//     for joules per inference). It does not wrap.
+//   - hw.energy is the driver's total energy consumption counter, in joules
+//     since the driver loaded: only differences are meaningful (Snapshot
+//     before and after, for joules per inference). It does not wrap.
 //   - hw.gpu.io is bytes since the receiver started. Where the GPU has
-//     PCIe byte counters (fields, recent drivers) they are followed across
-//     their wraps; otherwise the PCIe throughput (KB/s, which the driver
-//     measures over 20 ms; KB taken as 1024 bytes) is multiplied by the
-//     time between collections: an estimate.
-//   - hw.gpu.memory.utilization is the fraction of memory in use, as
-//     upstream defines it. The memory controller's busy time, which NVML
-//     also calls memory utilization, is nvidia.gpu.memory.activity.
-//   - nvidia.gpu.throttle.active has one point per reason the GPU supports
-//     (1 active, 0 not).
-//   - Process readings are for the calling process, or WithPIDs; a process
-//     not on a GPU has no point there. A process on the GPU without a
-//     utilization sample since the last collection reads 0.
-//   - GPM (Hopper and newer) metrics are computed between two samples, one
-//     per collection: they are averages over the collection interval, from
-//     the second collection on.
+//     PCIe byte counters (the fields NVML_FI_DEV_PCIE_COUNT_TX/RX_BYTES,
+//     recent drivers) they are followed across their wraps; otherwise the
+//     PCIe throughput (KB/s, which the driver measures over 20 ms; KB taken
+//     as 1024 bytes) is multiplied by the time between collections: an
+//     estimate.
+//   - hw.errors are the aggregate ECC error counts, corrected and
+//     uncorrected; hw.status is the receiver's own view (see Failures).
+//   - nvidia.gpu.clock.frequency is the clock info of the graphics, SM,
+//     memory and video clocks; nvidia.gpu.throttle.active has one point per
+//     clocks event (throttle) reason the GPU supports (1 active, 0 not).
+//   - Process readings (running compute processes, process utilization
+//     samples) are for the calling process, or WithPIDs; a process not on
+//     a GPU has no point there. A process on the GPU without a utilization
+//     sample since the last collection reads 0.
+//   - The GPM metrics (Hopper and newer: SM utilization and occupancy, any
+//     tensor activity, DRAM bandwidth, PCIe TX/RX per second) are computed
+//     between two samples, one per collection: they are averages over the
+//     collection interval, from the second collection on.
 //
 // # Startup
 //

@@ -39,31 +39,6 @@ type instruments struct {
 	gpm            [len(gpmMetrics)]metric.Float64ObservableGauge
 }
 
-// metricNames lists every metric the receiver can emit.
-var metricNames = []string{
-	semconv.HwGPUUtilizationName,
-	semconv.HwGPUMemoryUsageName,
-	semconv.HwGPUMemoryLimitName,
-	semconv.HwGPUMemoryUtilizationName,
-	semconv.NvidiaGPUMemoryActivityName,
-	semconv.HwTemperatureName,
-	semconv.HwTemperatureLimitName,
-	semconv.HwPowerName,
-	semconv.HwEnergyName,
-	semconv.HwGPUIOName,
-	semconv.HwErrorsName,
-	semconv.HwStatusName,
-	semconv.NvidiaGPUClockFrequencyName,
-	semconv.NvidiaGPUThrottleActiveName,
-	semconv.NvidiaGPUProcessMemoryUsageName,
-	semconv.NvidiaGPUProcessUtilizationName,
-	semconv.NvidiaGPUSMUtilizationName,
-	semconv.NvidiaGPUSMOccupancyName,
-	semconv.NvidiaGPUTensorActivityName,
-	semconv.NvidiaGPUDRAMActivityName,
-	semconv.NvidiaGPUPCIeThroughputName,
-}
-
 // Receiver reads NVIDIA GPUs through NVML.
 type Receiver struct {
 	cfg  config
@@ -98,7 +73,7 @@ type Receiver struct {
 // and returns an error matching receivers.ErrUnsupported at once.
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
-	sel, err := cfg.Select("nvml", metricNames)
+	sel, err := cfg.Select("nvml", Metrics())
 	if err != nil {
 		return nil, err
 	}

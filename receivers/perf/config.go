@@ -54,10 +54,9 @@ func WithRoot(root string) Option {
 
 // WithMetric turns the metric called name on or off, and with it the
 // perf event behind it. Default: on or off as the Default column of
-// docs/metrics.md says (ortel.perf.branch.misses is off). ortel.perf.ipc
-// opens instructions and cycles, and ortel.perf.cache.hit_ratio cache
-// references and misses, even when those counters are off. New fails on a
-// name the receiver does not emit.
+// [Metrics] says. ortel.perf.ipc opens instructions and cycles, and
+// ortel.perf.cache.hit_ratio cache references and misses, even when those
+// counters are off. New fails on a name the receiver does not emit.
 func WithMetric(name string, on bool) Option {
 	return optionFunc(func(c *config) { c.SetMetric(name, on) })
 }

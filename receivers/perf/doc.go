@@ -8,25 +8,13 @@
 //
 // # Metrics
 //
-//	| Metric                      | Instrument             | Unit             | Attributes  | Default |
-//	|-----------------------------|------------------------|------------------|-------------|---------|
-//	| ortel.perf.instructions     | Int64ObservableCounter | {instruction}    | process.pid | on      |
-//	| ortel.perf.cycles           | Int64ObservableCounter | {cycle}          | process.pid | on      |
-//	| ortel.perf.cache.references | Int64ObservableCounter | {reference}      | process.pid | on      |
-//	| ortel.perf.cache.misses     | Int64ObservableCounter | {miss}           | process.pid | on      |
-//	| ortel.perf.branch.misses    | Int64ObservableCounter | {miss}           | process.pid | off     |
-//	| ortel.perf.context_switches | Int64ObservableCounter | {context_switch} | process.pid | on      |
-//	| ortel.perf.page_faults      | Int64ObservableCounter | {fault}          | process.pid | on      |
-//	| ortel.perf.cpu_migrations   | Int64ObservableCounter | {migration}      | process.pid | on      |
-//	| ortel.perf.ipc              | Float64ObservableGauge | 1                | process.pid | on      |
-//	| ortel.perf.cache.hit_ratio  | Float64ObservableGauge | 1                | process.pid | on      |
-//
-// Counters are cumulative from New. ortel.perf.ipc is the instructions
-// divided by the cycles counted between two collections, and
-// ortel.perf.cache.hit_ratio is 1 − misses / references over the same
-// interval; both are reported from the second collection on, and not for
-// an interval in which the process ran no cycles (or made no cache
-// references).
+// [Metrics] lists what the receiver emits, generated from the semconv
+// registry: a counter per event and the two ratios. Counters are
+// cumulative from New. ortel.perf.ipc is the instructions divided by the
+// cycles counted between two collections, and ortel.perf.cache.hit_ratio
+// is 1 − misses / references over the same interval; both are reported
+// from the second collection on, and not for an interval in which the
+// process ran no cycles (or made no cache references).
 //
 // # Two parts: hardware counters and software events
 //

@@ -57,12 +57,3 @@ const (
 	evCPUMigrations
 	numEvents
 )
-
-// metricNames lists every metric the receiver can emit.
-var metricNames = func() []string {
-	names := make([]string, 0, numEvents+2)
-	for _, e := range events {
-		names = append(names, e.metric)
-	}
-	return append(names, semconv.OrtelPerfIPCName, semconv.OrtelPerfCacheHitRatioName)
-}()

@@ -93,7 +93,7 @@ func (c fdCounter) close() error { return unix.Close(int(c)) }
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
 	cfg.ResolveRoot()
-	sel, err := cfg.Select("perf", metricNames)
+	sel, err := cfg.Select("perf", Metrics())
 	if err != nil {
 		return nil, err
 	}

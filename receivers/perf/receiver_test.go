@@ -68,7 +68,7 @@ func TestCollectionMath(t *testing.T) {
 	for _, e := range []int{evInstructions, evCycles, evCacheReferences, evCacheMisses, evPageFaults} {
 		r.counted[e] = true
 	}
-	sel, err := procfs.Select("perf", metricNames, true, nil)
+	sel, err := procfs.Select("perf", Metrics(), true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

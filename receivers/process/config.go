@@ -6,21 +6,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
-	"github.com/ortel-dev/ortel/semconv"
 )
-
-// metricNames lists every metric the receiver can emit.
-var metricNames = []string{
-	semconv.ProcessCPUTimeName,
-	semconv.ProcessCPUUtilizationName,
-	semconv.ProcessMemoryUsageName,
-	semconv.ProcessMemoryVirtualName,
-	semconv.ProcessThreadCountName,
-	semconv.ProcessContextSwitchesName,
-	semconv.ProcessPagingFaultsName,
-	semconv.ProcessUnixFileDescriptorCountName,
-	semconv.ProcessDiskIOName,
-}
 
 // config holds what the options set: defaults first, then the environment,
 // then the options.
@@ -78,9 +64,8 @@ func WithoutSelf() Option {
 }
 
 // WithMetric turns the metric called name on or off. Default: on or off as
-// the Default column of docs/metrics.md says (process.disk.io and
-// process.unix.file_descriptor.count are off). New fails on a name the
-// receiver does not emit.
+// the Default column of [Metrics] says. New fails on a name the receiver
+// does not emit.
 func WithMetric(name string, on bool) Option {
 	return optionFunc(func(c *config) { c.SetMetric(name, on) })
 }

@@ -28,33 +28,11 @@
 //
 // # Metrics
 //
-// Every point carries process.pid, so that several processes can share one
-// MeterProvider (upstream describes a process with resource attributes,
-// one resource per process; one MeterProvider has one resource).
-//
-// A process in a container also carries, on every point, the pod and
-// container it runs in, read once from /proc/PID/cgroup (package
-// receivers/podattr; cgroup v1 and v2, containerd, CRI-O, Docker):
-// k8s.pod.uid and container.id, and k8s.pod.name and k8s.namespace.name
-// when it is in the agent's own pod. They add no series: each process
-// already has its own.
-//
-//	| Metric                             | Instrument                   | Unit              | Attributes                                | Default |
-//	|------------------------------------|------------------------------|-------------------|-------------------------------------------|---------|
-//	| process.cpu.time                   | Float64ObservableCounter     | s                 | cpu.mode, process.pid                     | on      |
-//	| process.cpu.utilization            | Float64ObservableGauge       | 1                 | cpu.mode, process.pid                     | on      |
-//	| process.memory.usage               | Int64ObservableUpDownCounter | By                | process.pid                               | on      |
-//	| process.memory.virtual             | Int64ObservableUpDownCounter | By                | process.pid                               | on      |
-//	| process.thread.count               | Int64ObservableUpDownCounter | {thread}          | process.pid                               | on      |
-//	| process.context_switches           | Int64ObservableCounter       | {context_switch}  | process.context_switch.type, process.pid  | on      |
-//	| process.paging.faults              | Int64ObservableCounter       | {fault}           | system.paging.fault.type, process.pid     | on      |
-//	| process.unix.file_descriptor.count | Int64ObservableUpDownCounter | {file_descriptor} | process.pid                               | off     |
-//	| process.disk.io                    | Int64ObservableCounter       | By                | disk.io.direction, process.pid            | off     |
-//
-// The defaults are the registry's (docs/metrics.md); WithMetric and
-// WithAllMetrics change them. A metric that is off is not read: with disk
-// I/O and file descriptors off, /proc/PID/io and /proc/PID/fd are not even
-// opened.
+// [Metrics] lists what the receiver emits, generated from the semconv
+// registry, with the process and pod attributes every point carries (the
+// pod's are read once per process by package receivers/podattr). A metric
+// that is off is not read: with disk I/O and file descriptors off,
+// /proc/PID/io and /proc/PID/fd are not even opened.
 //
 // # Where the readings come from (Linux)
 //

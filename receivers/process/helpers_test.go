@@ -44,23 +44,9 @@ func fp(v float64, pid int, kv ...attribute.KeyValue) metricdata.DataPoint[float
 // pidsOf returns the process.pid values of a metric's points.
 func pidsOf(m metricdata.Metrics) map[int64]bool {
 	out := map[int64]bool{}
-	add := func(s attribute.Set) {
+	for _, s := range procfstest.PointAttributes(m) {
 		if v, ok := s.Value(semconv.ProcessPIDKey); ok {
 			out[v.AsInt64()] = true
-		}
-	}
-	switch d := m.Data.(type) {
-	case metricdata.Sum[int64]:
-		for _, p := range d.DataPoints {
-			add(p.Attributes)
-		}
-	case metricdata.Sum[float64]:
-		for _, p := range d.DataPoints {
-			add(p.Attributes)
-		}
-	case metricdata.Gauge[float64]:
-		for _, p := range d.DataPoints {
-			add(p.Attributes)
 		}
 	}
 	return out

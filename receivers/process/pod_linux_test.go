@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/ortel-dev/ortel/receivers/internal/procfs/procfstest"
 	"github.com/ortel-dev/ortel/semconv"
 )
 
@@ -52,19 +53,8 @@ func TestPodAttribution(t *testing.T) {
 		}
 	}
 	for name, m := range got {
-		switch d := m.Data.(type) {
-		case metricdata.Sum[int64]:
-			for _, p := range d.DataPoints {
-				check(name, p.Attributes)
-			}
-		case metricdata.Sum[float64]:
-			for _, p := range d.DataPoints {
-				check(name, p.Attributes)
-			}
-		case metricdata.Gauge[float64]:
-			for _, p := range d.DataPoints {
-				check(name, p.Attributes)
-			}
+		for _, s := range procfstest.PointAttributes(m) {
+			check(name, s)
 		}
 	}
 	if points == 0 {

@@ -88,7 +88,7 @@ type proc struct {
 func New(opts ...Option) (*Receiver, error) {
 	c := newConfig(opts)
 	c.ResolveRoot()
-	sel, err := c.Select("process", metricNames)
+	sel, err := c.Select("process", Metrics())
 	if err != nil {
 		return nil, err
 	}

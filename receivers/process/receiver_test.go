@@ -124,17 +124,16 @@ func TestDefaultPIDIsSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range metricNames {
-		m, _ := semconv.LookupMetric(name)
-		if name == semconv.ProcessCPUUtilizationName {
+	for _, m := range Metrics() {
+		if m.Name == semconv.ProcessCPUUtilizationName {
 			continue // needs a second collection
 		}
-		_, present := got[name]
+		_, present := got[m.Name]
 		if present != m.DefaultEnabled {
-			t.Errorf("%s present = %v, want the registry default %v", name, present, m.DefaultEnabled)
+			t.Errorf("%s present = %v, want the registry default %v", m.Name, present, m.DefaultEnabled)
 		}
-		if present && !pidsOf(got[name])[4242] {
-			t.Errorf("%s has no point for pid 4242", name)
+		if present && !pidsOf(got[m.Name])[4242] {
+			t.Errorf("%s has no point for pid 4242", m.Name)
 		}
 	}
 }

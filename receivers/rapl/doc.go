@@ -7,13 +7,9 @@
 //
 // # Metrics
 //
-//	| Metric    | Instrument                 | Unit | Attributes                         |
-//	|-----------|----------------------------|------|------------------------------------|
-//	| hw.energy | Float64ObservableCounter   | J    | hw.id, hw.type, hw.name, hw.parent |
-//	| hw.power  | Float64ObservableGauge     | W    | hw.id, hw.type, hw.name, hw.parent |
-//
-// One series per zone: hw.id is the zone folder (intel-rapl:0, or
-// intel-rapl:0:2 for a subzone), hw.name its name ("package-0", or
+// [Metrics] lists what the receiver emits, generated from the semconv
+// registry. One series per zone: hw.id is the zone folder (intel-rapl:0,
+// or intel-rapl:0:2 for a subzone), hw.name its name ("package-0", or
 // "package-0/dram" for a subzone), hw.parent the enclosing zone of a
 // subzone. A package's energy includes its subzones': add up only the
 // zones without a parent for a total.

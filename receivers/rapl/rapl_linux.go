@@ -60,7 +60,7 @@ type zone struct {
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
 	cfg.ResolveRoot()
-	sel, err := cfg.Select("rapl", metricNames)
+	sel, err := cfg.Select("rapl", Metrics())
 	if err != nil {
 		return nil, err
 	}
@@ -74,9 +74,6 @@ func New(opts ...Option) (*Receiver, error) {
 	}
 	return r, nil
 }
-
-// metricNames lists every metric the receiver can emit.
-var metricNames = []string{semconv.HwEnergyName, semconv.HwPowerName}
 
 // register creates the instruments that are on and registers the callback.
 func (r *Receiver) register(sel procfs.Selection) error {

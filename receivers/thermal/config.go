@@ -44,8 +44,8 @@ func WithRoot(root string) Option {
 }
 
 // WithMetric turns the metric called name on or off. Default: on or off as
-// the Default column of docs/metrics.md says (all of this receiver's
-// metrics are on). New fails on a name the receiver does not emit.
+// the Default column of [Metrics] says. New fails on a name the receiver
+// does not emit.
 func WithMetric(name string, on bool) Option {
 	return optionFunc(func(c *config) { c.SetMetric(name, on) })
 }

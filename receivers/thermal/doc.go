@@ -5,17 +5,13 @@
 //
 // # Metrics
 //
-//	| Metric               | Instrument             | Unit | Attributes                    |
-//	|----------------------|------------------------|------|-------------------------------|
-//	| hw.temperature       | Float64ObservableGauge | Cel  | hw.id, hw.name                |
-//	| hw.temperature.limit | Float64ObservableGauge | Cel  | hw.id, hw.name, hw.limit_type |
-//
-// hw.id is "thermal_zone0" for a thermal zone and "hwmon1/temp2" for the
-// second temperature input of hwmon1 (hwmon numbers follow the order the
-// drivers loaded in, so they may change across boots). hw.name is the
-// zone's type ("x86_pkg_temp") or the hwmon chip's name and the input's
-// label ("coretemp Core 0", "nvme Composite"). The kernel's millidegrees
-// are divided by 1000.
+// [Metrics] lists what the receiver emits, generated from the semconv
+// registry. hw.id is "thermal_zone0" for a thermal zone and "hwmon1/temp2"
+// for the second temperature input of hwmon1 (hwmon numbers follow the
+// order the drivers loaded in, so they may change across boots). hw.name
+// is the zone's type ("x86_pkg_temp") or the hwmon chip's name and the
+// input's label ("coretemp Core 0", "nvme Composite"). The kernel's
+// millidegrees are divided by 1000.
 //
 // Limits are read once, at construction:
 //

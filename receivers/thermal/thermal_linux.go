@@ -65,7 +65,7 @@ type observedLimit struct {
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
 	cfg.ResolveRoot()
-	sel, err := cfg.Select("thermal", metricNames)
+	sel, err := cfg.Select("thermal", Metrics())
 	if err != nil {
 		return nil, err
 	}
@@ -79,9 +79,6 @@ func New(opts ...Option) (*Receiver, error) {
 	}
 	return r, nil
 }
-
-// metricNames lists every metric the receiver can emit.
-var metricNames = []string{semconv.HwTemperatureName, semconv.HwTemperatureLimitName}
 
 // register creates the instruments that are on and registers the callback.
 func (r *Receiver) register(sel procfs.Selection) error {

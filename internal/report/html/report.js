@@ -425,6 +425,41 @@
     return n;
   };
 
+  // series: one value per run with its interval, the level between change
+  // points, and the change points (ortel history show). Data: R.charts[i],
+  // i from the figure's data-index.
+  charts["series"] = function (plot) {
+    var c = (R.charts || [])[+plot.parentNode.getAttribute("data-index")];
+    var pts = (c && c.points) || [];
+    if (!pts.length) return empty(plot, "No runs in this series.");
+    var fmt = c.unit === "s" ? fmtTick : c.unit === "By" ? fmtBytes : function (v) { return fmtSI(v, c.unit === "1/s" ? "/s" : c.unit || ""); };
+    var lo = Infinity, hi = -Infinity;
+    pts.forEach(function (p) {
+      lo = Math.min(lo, p.v, p.lo != null ? p.lo : p.v);
+      hi = Math.max(hi, p.v, p.hi != null ? p.hi : p.v);
+    });
+    var pad = (hi - lo) * 0.08 || hi * 0.1 || 1;
+    var h = 300, s = svg(plot, h);
+    var x = lin(-0.5, pts.length - 0.5, PAD.l, W - PAD.r), y = lin(Math.max(0, lo - pad), hi + pad, h - PAD.b, PAD.t);
+    var xt = niceTicks(1, pts.length, Math.max(3, Math.floor((W - PAD.l - PAD.r) / 70))).filter(function (v) { return v === Math.round(v); }).map(function (v) { return v - 1; });
+    axes(s, x, y, h, { xt: xt, xf: function (v) { return String(v + 1); }, yf: fmt, xl: "run (oldest first)", yl: c.caption || "" });
+    var n = 0;
+    (c.levels || []).forEach(function (l) {
+      el("line", { x1: x(l.from - 0.4), x2: x(l.to - 0.6), y1: y(l.level), y2: y(l.level), stroke: "#7f8c8d", "stroke-width": 2, "class": "level" }, s);
+    });
+    (c.changes || []).forEach(function (cp) {
+      vmark(s, x(cp.index - 0.5), h, cp.label, cp.worse ? "#c0392b" : "#2f9e6b");
+      n++;
+    });
+    pts.forEach(function (p, i) {
+      if (p.lo != null && p.hi != null) el("line", { x1: x(i), x2: x(i), y1: y(p.lo), y2: y(p.hi), stroke: "#9bb7ea", "stroke-width": 2 }, s);
+      var dot = el("circle", { cx: x(i), cy: y(p.v), r: 3.5, fill: p.candidate ? "#fff" : "#2f6fdb", stroke: "#2f6fdb", "class": "mark" }, s);
+      tip(dot, p.label + ": " + fmt(p.v) + (p.lo != null && p.hi != null ? " [" + fmt(p.lo) + ", " + fmt(p.hi) + "]" : ""));
+      n++;
+    });
+    return n;
+  };
+
   var figs = document.querySelectorAll("figure[data-chart]");
   for (var i = 0; i < figs.length; i++) {
     var fig = figs[i], name = fig.getAttribute("data-chart");

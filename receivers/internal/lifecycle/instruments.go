@@ -27,8 +27,13 @@ func NewInstruments(m metric.Meter, sel procfs.Selection) *Instruments {
 // Create creates the instrument of the metric called name with mk (a
 // semconv constructor such as semconv.NewHwPower) and stores it in *dst,
 // when the metric is on. When it is off, *dst stays nil and the callback
-// observes nothing for it.
+// observes nothing for it. A name that is not in the receiver's table is
+// an error (see Add).
 func Create[T metric.Observable, O any](in *Instruments, name string, dst *T, mk func(metric.Meter, ...O) (T, error)) {
+	if !in.sel.Has(name) {
+		in.Add(name, nil, nil)
+		return
+	}
 	if !in.sel.On(name) {
 		return
 	}
@@ -40,8 +45,14 @@ func Create[T metric.Observable, O any](in *Instruments, name string, dst *T, mk
 }
 
 // Add keeps inst, the instrument of the metric called name that the
-// caller created itself, or its creation error err.
+// caller created itself, or its creation error err. A name that is not in
+// the receiver's table (the registry does not name the receiver as its
+// source) is an error whatever inst is: the code would emit a metric its
+// table, docs/metrics.md and WithMetric do not know.
 func (in *Instruments) Add(name string, inst metric.Observable, err error) {
+	if !in.sel.Has(name) {
+		err = errNotInTable
+	}
 	if err != nil {
 		in.errs = append(in.errs, fmt.Errorf("create %s: %w", name, err))
 		return
@@ -59,3 +70,5 @@ func (in *Instruments) Err(source string) error {
 	}
 	return fmt.Errorf("%s: %w", source, errors.Join(in.errs...))
 }
+
+var errNotInTable = errors.New("not one of this receiver's metrics: semconv/registry does not name the receiver's package in the metric's annotations.ortel.source (add it there, then run go generate ./...)")

@@ -13,7 +13,7 @@ import (
 )
 
 func TestCreate(t *testing.T) {
-	in := NewInstruments(noop.NewMeterProvider().Meter("test"), procfs.Selection{semconv.HwPowerName: true})
+	in := NewInstruments(noop.NewMeterProvider().Meter("test"), procfs.Selection{semconv.HwPowerName: true, semconv.HwEnergyName: false})
 	var power metric.Float64ObservableGauge
 	var energy metric.Float64ObservableCounter
 	Create(in, semconv.HwPowerName, &power, semconv.NewHwPower)
@@ -43,5 +43,43 @@ func TestCreateFailure(t *testing.T) {
 	}
 	if in.Len() != 0 {
 		t.Errorf("%d instruments kept, want none", in.Len())
+	}
+}
+
+// TestNotInTable: an instrument for a metric that is not in the receiver's
+// table (the registry does not give the metric to this receiver) is an
+// error naming it, whether the receiver creates it through Create or
+// itself through Add, so that the receiver fails to start instead of
+// emitting a metric its table, WithMetric and docs/metrics.md do not know.
+func TestNotInTable(t *testing.T) {
+	meter := noop.NewMeterProvider().Meter("test")
+	tests := []struct {
+		name   string
+		create func(*Instruments)
+	}{
+		{"Create", func(in *Instruments) {
+			var energy metric.Float64ObservableCounter
+			Create(in, semconv.HwEnergyName, &energy, semconv.NewHwEnergy)
+			if energy != nil {
+				t.Error("Create made an instrument for a metric outside the table")
+			}
+		}},
+		{"Add", func(in *Instruments) {
+			energy, err := semconv.NewHwEnergy(meter)
+			in.Add(semconv.HwEnergyName, energy, err)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := NewInstruments(meter, procfs.Selection{semconv.HwPowerName: true})
+			tt.create(in)
+			err := in.Err("rapl")
+			if err == nil || !strings.Contains(err.Error(), "rapl: create hw.energy: not one of this receiver's metrics") {
+				t.Errorf("Err = %v, want one naming hw.energy as outside the table", err)
+			}
+			if in.Len() != 0 {
+				t.Errorf("%d instruments kept, want none", in.Len())
+			}
+		})
 	}
 }

@@ -3,6 +3,8 @@ package procfs
 import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ortel-dev/ortel/receivers"
 )
 
 // Config holds the options every receiver takes: the MeterProvider, the
@@ -71,10 +73,10 @@ func (c *Config) ResolveRoot() {
 	c.Root, c.rootSet = root, true
 }
 
-// Select says which of names, the metrics the receiver called source can
-// emit, are on (see the function Select).
-func (c *Config) Select(source string, names []string) (Selection, error) {
-	return Select(source, names, c.all, c.overrides)
+// Select says which of the metrics in table, those the receiver called
+// source can emit, are on (see the function Select).
+func (c *Config) Select(source string, table []receivers.Metric) (Selection, error) {
+	return Select(source, table, c.all, c.overrides)
 }
 
 // Meter returns the meter of the receiver's instrumentation scope.

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric/noop"
 
+	"github.com/ortel-dev/ortel/receivers"
 	"github.com/ortel-dev/ortel/semconv"
 )
 
@@ -24,11 +25,12 @@ func TestConfig(t *testing.T) {
 	}
 	c.SetAllMetrics()
 	c.SetMetric(semconv.SystemCPUTimeName, false)
-	sel, err := c.Select("cpu", []string{semconv.SystemCPUTimeName, semconv.SystemCPUFrequencyName})
+	table := []receivers.Metric{{Name: semconv.SystemCPUTimeName, DefaultEnabled: true}, {Name: semconv.SystemCPUFrequencyName}}
+	sel, err := c.Select("cpu", table)
 	if err != nil || sel.On(semconv.SystemCPUTimeName) || !sel.On(semconv.SystemCPUFrequencyName) {
 		t.Errorf("Select = %v, %v; want frequency on (all), time off (override after all)", sel, err)
 	}
-	if _, err := c.Select("cpu", []string{semconv.SystemCPUFrequencyName}); err == nil {
+	if _, err := c.Select("cpu", table[1:]); err == nil {
 		t.Error("Select accepted an override of a metric the receiver does not emit")
 	}
 }

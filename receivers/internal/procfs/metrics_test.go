@@ -4,31 +4,32 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ortel-dev/ortel/receivers"
 	"github.com/ortel-dev/ortel/semconv"
 )
 
 func TestSelect(t *testing.T) {
-	// One metric on by default and one off by default, per the registry.
-	names := []string{semconv.SystemCPUTimeName, semconv.SystemCPUFrequencyName}
-	on, _ := semconv.LookupMetric(semconv.SystemCPUTimeName)
-	off, _ := semconv.LookupMetric(semconv.SystemCPUFrequencyName)
-	if !on.DefaultEnabled || off.DefaultEnabled {
-		t.Fatalf("registry defaults changed (time %v, frequency %v): pick other metrics for this test", on.DefaultEnabled, off.DefaultEnabled)
+	// One metric on by default and one off by default, as a receiver's
+	// generated table says.
+	table := []receivers.Metric{
+		{Name: semconv.SystemCPUTimeName, DefaultEnabled: true},
+		{Name: semconv.SystemCPUFrequencyName, DefaultEnabled: false},
 	}
+	on, off := table[0].Name, table[1].Name
 	tests := []struct {
 		name      string
 		all       bool
 		overrides map[string]bool
 		want      map[string]bool
 	}{
-		{"defaults", false, nil, map[string]bool{names[0]: true, names[1]: false}},
-		{"all", true, nil, map[string]bool{names[0]: true, names[1]: true}},
-		{"override on", false, map[string]bool{names[1]: true}, map[string]bool{names[0]: true, names[1]: true}},
-		{"override off after all", true, map[string]bool{names[0]: false}, map[string]bool{names[0]: false, names[1]: true}},
+		{"defaults", false, nil, map[string]bool{on: true, off: false}},
+		{"all", true, nil, map[string]bool{on: true, off: true}},
+		{"override on", false, map[string]bool{off: true}, map[string]bool{on: true, off: true}},
+		{"override off after all", true, map[string]bool{on: false}, map[string]bool{on: false, off: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sel, err := Select("cpu", names, tt.all, tt.overrides)
+			sel, err := Select("cpu", table, tt.all, tt.overrides)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,11 +37,17 @@ func TestSelect(t *testing.T) {
 				if sel.On(n) != want {
 					t.Errorf("%s on = %v, want %v", n, sel.On(n), want)
 				}
+				if !sel.Has(n) {
+					t.Errorf("Has(%s) = false for a metric of the table", n)
+				}
+			}
+			if sel.Has(semconv.SystemMemoryUsageName) || sel.On(semconv.SystemMemoryUsageName) {
+				t.Errorf("a metric outside the table is known or on")
 			}
 		})
 	}
-	_, err := Select("cpu", names, false, map[string]bool{"system.cpu.tme": true})
-	if err == nil || !strings.Contains(err.Error(), `"system.cpu.tme"`) || !strings.Contains(err.Error(), names[0]) {
+	_, err := Select("cpu", table, false, map[string]bool{"system.cpu.tme": true})
+	if err == nil || !strings.Contains(err.Error(), `"system.cpu.tme"`) || !strings.Contains(err.Error(), on) {
 		t.Errorf("unknown metric: err = %v, want one naming it and listing the metrics", err)
 	}
 }

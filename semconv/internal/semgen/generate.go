@@ -12,7 +12,14 @@ import (
 type Output struct {
 	GoDir    string // directory of package semconv: attributes_gen.go, metrics_gen.go, instruments_gen_test.go
 	DocsFile string // the Markdown metrics reference
+	// ReceiversDir is the directory of the receiver packages: each
+	// receivers/<name> source gets <ReceiversDir>/<name>/metrics_gen.go.
+	// Empty: no receiver tables are written.
+	ReceiversDir string
 }
+
+// ReceiverFile is the name of the generated table in a receiver package.
+const ReceiverFile = "metrics_gen.go"
 
 // Generate loads the registry under root in fsys and renders every output
 // file, keyed by the path it is written to.
@@ -33,12 +40,23 @@ func Generate(fsys fs.FS, root string, out Output) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{
+	files := map[string][]byte{
 		filepath.Join(out.GoDir, "attributes_gen.go"):       attrs,
 		filepath.Join(out.GoDir, "metrics_gen.go"):          metrics,
 		filepath.Join(out.GoDir, "instruments_gen_test.go"): tests,
 		out.DocsFile: RenderDocs(reg),
-	}, nil
+	}
+	if out.ReceiversDir == "" {
+		return files, nil
+	}
+	for _, r := range reg.Receivers() {
+		src, err := RenderReceiver(reg, r)
+		if err != nil {
+			return nil, err
+		}
+		files[filepath.Join(out.ReceiversDir, r.Package, ReceiverFile)] = src
+	}
+	return files, nil
 }
 
 // Write writes files, leaving a file untouched when its content is

@@ -133,12 +133,18 @@ type rawAnnotations struct {
 // rawOrtel holds ortel's own keys, kept under annotations.ortel so that
 // upstream tooling reading the registry ignores them.
 type rawOrtel struct {
-	Upstream                 bool       `yaml:"upstream"`
-	SpansOnly                bool       `yaml:"spans_only"`
-	Source                   stringList `yaml:"source"`
-	DefaultEnabled           *bool      `yaml:"default_enabled"`
-	Observable               bool       `yaml:"observable"`
-	ExplicitBucketBoundaries []float64  `yaml:"explicit_bucket_boundaries"`
+	Upstream                 bool                `yaml:"upstream"`
+	SpansOnly                bool                `yaml:"spans_only"`
+	Source                   stringList          `yaml:"source"`
+	SourceAttributes         map[string][]string `yaml:"source_attributes"`
+	DefaultEnabled           *bool               `yaml:"default_enabled"`
+	Observable               bool                `yaml:"observable"`
+	ExplicitBucketBoundaries []float64           `yaml:"explicit_bucket_boundaries"`
+}
+
+// metricOnly reports whether o sets a key that only a metric may carry.
+func (o *rawOrtel) metricOnly() bool {
+	return len(o.SourceAttributes) > 0 || o.DefaultEnabled != nil || o.Observable || len(o.ExplicitBucketBoundaries) > 0
 }
 
 // stringList accepts a single string or a list of strings.

@@ -1,10 +1,22 @@
 package semgen
 
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
 // Registry is the checked content of a registry directory: every attribute
 // and every metric, each sorted by name.
 type Registry struct {
 	Attributes []*Attribute
 	Metrics    []*Metric
+	// PointAttributes holds, per source, the attributes that source sets
+	// on every point of every metric it emits, beyond each metric's own
+	// (an attribute_group with annotations.ortel.source, such as the
+	// process receiver's process.pid and pod attributes).
+	PointAttributes map[string][]MetricAttribute
+	PointBriefs     map[string]string // per source: why (its group's brief)
 }
 
 // Attribute is one attribute definition.
@@ -52,6 +64,11 @@ type Metric struct {
 	GoName         string
 	File           string
 	Line           int
+
+	// SourceAttributes holds, for a source that sets only some of
+	// Attributes, the names of those it sets
+	// (annotations.ortel.source_attributes).
+	SourceAttributes map[string][]string
 }
 
 // MetricAttribute is an attribute reference of a metric.
@@ -81,4 +98,53 @@ func (m *Metric) Kind() string {
 	default:
 		return v + "Histogram"
 	}
+}
+
+// AttributesOf returns the attributes source sets on the points of m: the
+// metric's own, in registry order (only those its source_attributes name
+// for source, if it names any), then those source sets on every point.
+func (reg *Registry) AttributesOf(m *Metric, source string) []MetricAttribute {
+	var out []MetricAttribute
+	only, some := m.SourceAttributes[source]
+	for _, ma := range m.Attributes {
+		if !some || slices.Contains(only, ma.Attr.Name) {
+			out = append(out, ma)
+		}
+	}
+	return append(out, reg.PointAttributes[source]...)
+}
+
+// ReceiverPrefix begins every source that is a receiver package
+// ("receivers/cpu"); the generator writes a table into each.
+const ReceiverPrefix = "receivers/"
+
+// Receiver is one receiver package and the metrics it emits.
+type Receiver struct {
+	Source  string // "receivers/cpu"
+	Package string // "cpu"
+	Metrics []*Metric
+}
+
+// Receivers returns the receiver packages the registry names as sources,
+// sorted by name, each with its metrics in registry (name) order.
+func (reg *Registry) Receivers() []Receiver {
+	byName := map[string]*Receiver{}
+	for _, m := range reg.Metrics {
+		for _, s := range m.Source {
+			if !strings.HasPrefix(s, ReceiverPrefix) {
+				continue
+			}
+			r := byName[s]
+			if r == nil {
+				r = &Receiver{Source: s, Package: strings.TrimPrefix(s, ReceiverPrefix)}
+				byName[s] = r
+			}
+			r.Metrics = append(r.Metrics, m)
+		}
+	}
+	out := make([]Receiver, 0, len(byName))
+	for _, s := range slices.Sorted(maps.Keys(byName)) {
+		out = append(out, *byName[s])
+	}
+	return out
 }

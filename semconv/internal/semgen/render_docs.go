@@ -26,6 +26,9 @@ func RenderDocs(reg *Registry) []byte {
 	for _, ns := range nss {
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %d | %s |\n", ns.name, anchor(ns.name), len(ns.metrics), ns.origin)
 	}
+	if len(reg.Receivers()) > 0 {
+		b.WriteString("| [by receiver](#receivers) | | |\n")
+	}
 	b.WriteString("| [attributes](#attributes) | | |\n\n")
 
 	for _, ns := range nss {
@@ -61,6 +64,8 @@ func RenderDocs(reg *Registry) []byte {
 		}
 		b.WriteString("\n")
 	}
+
+	writeReceiverDocs(&b, reg)
 
 	b.WriteString("## Attributes\n\n")
 	b.WriteString("| Attribute | Type | Origin | Used on | Description | Values / examples |\n")

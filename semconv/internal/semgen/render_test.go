@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // every output with testdata/golden. Run `go test -update` to accept a
 // deliberate change.
 func TestGolden(t *testing.T) {
-	files, err := Generate(os.DirFS("testdata"), "registry", Output{GoDir: "go", DocsFile: "docs/metrics.md"})
+	files, err := Generate(os.DirFS("testdata"), "registry", Output{GoDir: "go", DocsFile: "docs/metrics.md", ReceiversDir: "receivers"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestGolden(t *testing.T) {
 // TestGeneratedHeader checks that every output starts with the
 // DO-NOT-EDIT line that Go tooling recognises.
 func TestGeneratedHeader(t *testing.T) {
-	files, err := Generate(os.DirFS("testdata"), "registry", Output{GoDir: "go", DocsFile: "docs/metrics.md"})
+	files, err := Generate(os.DirFS("testdata"), "registry", Output{GoDir: "go", DocsFile: "docs/metrics.md", ReceiversDir: "receivers"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,4 +126,28 @@ func TestGenerateStopsOnLoadError(t *testing.T) {
 	if err == nil {
 		t.Fatal("Generate accepted broken YAML")
 	}
+}
+
+// FuzzGenerate feeds arbitrary YAML as one file of a registry beside valid
+// attributes and checks that Generate, from parsing to rendering every
+// output (receiver tables included), returns files or an error and never
+// panics.
+func FuzzGenerate(f *testing.F) {
+	for _, p := range []string{"testdata/registry/ortel/metrics.yaml", "testdata/registry/upstream/hw.yaml"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(metricsFile(metricDef{ortel: "        source: [receivers/cpu, receivers/nvml]\n        default_enabled: true\n" +
+		"        source_attributes:\n          receivers/nvml: [ortel.test.name]\n"})))
+	f.Add([]byte("groups:\n  - id: points.receivers.cpu\n    type: attribute_group\n    brief: B.\n    annotations:\n      ortel:\n        source: receivers/cpu\n    attributes:\n      - ref: ortel.test.name\n        requirement_level: required\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fsys := testFS(map[string]string{"attrs.yaml": baseAttrs, "fuzz.yaml": string(data)})
+		files, err := Generate(fsys, "registry", Output{GoDir: "go", DocsFile: "docs/metrics.md", ReceiversDir: "receivers"})
+		if err == nil && len(files) < 4 {
+			t.Fatalf("no error, but only %d files", len(files))
+		}
+	})
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -17,6 +19,7 @@ var OwnNamespaces = []string{"onnxruntime.", "nvidia.", "ortel."}
 var (
 	nameRe      = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
 	memberIDRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9_.]*$`)
+	receiverRe  = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 	stabilities = set("stable", "development", "release_candidate", "alpha", "beta", "experimental", "deprecated")
 	attrTypes   = set("string", "int", "double", "boolean", "string[]", "int[]", "double[]", "boolean[]")
 	instruments = set("counter", "updowncounter", "gauge", "histogram")
@@ -107,6 +110,11 @@ func resolve(files []parsedFile) (*Registry, error) {
 	}
 	var metrics []pendingMetric
 	metricNames := map[string]*Metric{}
+	type pendingGroup struct {
+		file string
+		g    rawGroup
+	}
+	var pointGroups []pendingGroup
 
 	for _, f := range files {
 		for _, g := range f.groups {
@@ -124,6 +132,10 @@ func resolve(files []parsedFile) (*Registry, error) {
 			}
 			switch g.Type {
 			case "attribute_group":
+				if o := g.Annotations.Ortel; o != nil && len(o.Source) > 0 {
+					pointGroups = append(pointGroups, pendingGroup{f.path, g})
+					continue
+				}
 				for _, a := range c.attributeGroup(f.path, g) {
 					if prev, ok := attrs[a.Name]; ok {
 						c.errorf(f.path, a.Line, a.Name, "duplicate attribute, first defined at %s:%d", prev.File, prev.Line)
@@ -155,40 +167,52 @@ func resolve(files []parsedFile) (*Registry, error) {
 	// Resolve the metrics' attribute references.
 	for _, pm := range metrics {
 		m := pm.m
-		seen := map[string]bool{}
-		for _, r := range pm.refs {
-			id := "metric." + m.Name
-			if r.ID != "" || r.Ref == "" {
-				c.errorf(m.File, r.line, id, "metric attributes must be references (ref: name); define attribute %q in an attribute_group", r.ID)
+		m.Attributes = c.refs(m.File, "metric."+m.Name, pm.refs, attrs)
+		for _, ma := range m.Attributes {
+			ma.Attr.UsedBy = append(ma.Attr.UsedBy, m.Name)
+		}
+		c.checkSourceAttributes(m)
+	}
+
+	// The attributes a source sets on every point of its metrics.
+	reg.PointAttributes = map[string][]MetricAttribute{}
+	reg.PointBriefs = map[string]string{}
+	pointGroupOf := map[string]string{}
+	for _, pg := range pointGroups {
+		g := pg.g
+		c.checkPointGroup(pg.file, g)
+		list := c.refs(pg.file, g.ID, g.Attributes, attrs)
+		for _, src := range g.Annotations.Ortel.Source {
+			if prev, ok := pointGroupOf[src]; ok {
+				c.errorf(pg.file, g.line, g.ID, "source %q already has its point attributes in group %s; list them in one group", src, prev)
 				continue
 			}
-			if r.Type.Name != "" || r.Type.Enum || r.Stability != "" {
-				c.errorf(m.File, r.line, id, "attribute ref %q may not redefine type or stability", r.Ref)
+			pointGroupOf[src] = g.ID
+			var emitted []*Metric
+			for _, m := range reg.Metrics {
+				if slices.Contains(m.Source, src) {
+					emitted = append(emitted, m)
+				}
 			}
-			a, ok := attrs[r.Ref]
-			if !ok {
-				c.errorf(m.File, r.line, id, "unknown attribute ref %q: define it in an attribute_group first", r.Ref)
+			if len(emitted) == 0 {
+				c.errorf(pg.file, g.line, g.ID, "no metric names %q in annotations.ortel.source", src)
 				continue
 			}
-			if seen[r.Ref] {
-				c.errorf(m.File, r.line, id, "attribute %q is listed twice", r.Ref)
-				continue
+			reg.PointAttributes[src] = list
+			reg.PointBriefs[src] = strings.Join(strings.Fields(g.Brief), " ")
+			for _, m := range emitted {
+				own := reg.AttributesOf(m, src)
+				own = own[:len(own)-len(list)]
+				for _, ma := range list {
+					if slices.ContainsFunc(own, func(o MetricAttribute) bool { return o.Attr == ma.Attr }) {
+						c.errorf(pg.file, g.line, g.ID, "attribute %q is already one of metric %s's attributes; list it in one place", ma.Attr.Name, m.Name)
+						continue
+					}
+					if !slices.Contains(ma.Attr.UsedBy, m.Name) {
+						ma.Attr.UsedBy = append(ma.Attr.UsedBy, m.Name)
+					}
+				}
 			}
-			seen[r.Ref] = true
-			if a.SpansOnly {
-				c.errorf(m.File, r.line, id, "attribute %q is marked spans_only (high cardinality) and may not be a metric attribute", r.Ref)
-			}
-			lvl := r.RequirementLevel
-			switch {
-			case lvl.Level == "":
-				c.errorf(m.File, r.line, id, "attribute ref %q has no requirement_level (required, recommended, opt_in or conditionally_required)", r.Ref)
-			case !levels[lvl.Level]:
-				c.errorf(m.File, r.line, id, "attribute ref %q has invalid requirement_level %q (want required, recommended, opt_in or conditionally_required)", r.Ref, lvl.Level)
-			case lvl.Level == "conditionally_required" && lvl.Condition == "":
-				c.errorf(m.File, r.line, id, "attribute ref %q is conditionally_required but gives no condition; write {conditionally_required: <condition>}", r.Ref)
-			}
-			m.Attributes = append(m.Attributes, MetricAttribute{Attr: a, Level: lvl.Level, Condition: lvl.Condition})
-			a.UsedBy = append(a.UsedBy, m.Name)
 		}
 	}
 
@@ -204,12 +228,117 @@ func resolve(files []parsedFile) (*Registry, error) {
 	return reg, nil
 }
 
+// refs resolves the attribute references of the metric or group id,
+// checking each one's requirement level.
+func (c *checker) refs(file, id string, raw []rawAttr, attrs map[string]*Attribute) []MetricAttribute {
+	var out []MetricAttribute
+	seen := map[string]bool{}
+	for _, r := range raw {
+		if r.ID != "" || r.Ref == "" {
+			c.errorf(file, r.line, id, "metric attributes must be references (ref: name); define attribute %q in an attribute_group", r.ID)
+			continue
+		}
+		if r.Type.Name != "" || r.Type.Enum || r.Stability != "" {
+			c.errorf(file, r.line, id, "attribute ref %q may not redefine type or stability", r.Ref)
+		}
+		a, ok := attrs[r.Ref]
+		if !ok {
+			c.errorf(file, r.line, id, "unknown attribute ref %q: define it in an attribute_group first", r.Ref)
+			continue
+		}
+		if seen[r.Ref] {
+			c.errorf(file, r.line, id, "attribute %q is listed twice", r.Ref)
+			continue
+		}
+		seen[r.Ref] = true
+		if a.SpansOnly {
+			c.errorf(file, r.line, id, "attribute %q is marked spans_only (high cardinality) and may not be a metric attribute", r.Ref)
+		}
+		lvl := r.RequirementLevel
+		switch {
+		case lvl.Level == "":
+			c.errorf(file, r.line, id, "attribute ref %q has no requirement_level (required, recommended, opt_in or conditionally_required)", r.Ref)
+		case !levels[lvl.Level]:
+			c.errorf(file, r.line, id, "attribute ref %q has invalid requirement_level %q (want required, recommended, opt_in or conditionally_required)", r.Ref, lvl.Level)
+		case lvl.Level == "conditionally_required" && lvl.Condition == "":
+			c.errorf(file, r.line, id, "attribute ref %q is conditionally_required but gives no condition; write {conditionally_required: <condition>}", r.Ref)
+		}
+		out = append(out, MetricAttribute{Attr: a, Level: lvl.Level, Condition: lvl.Condition})
+	}
+	return out
+}
+
+// checkSourceAttributes checks a metric's source_attributes: each names
+// one of its sources and lists some of its attributes, every required one
+// among them.
+func (c *checker) checkSourceAttributes(m *Metric) {
+	id := "metric." + m.Name
+	for _, src := range slices.Sorted(maps.Keys(m.SourceAttributes)) {
+		if !slices.Contains(m.Source, src) {
+			c.errorf(m.File, m.Line, id, "source_attributes names %q, which is not one of its sources (%s)", src, strings.Join(m.Source, ", "))
+			continue
+		}
+		names := m.SourceAttributes[src]
+		seen := map[string]bool{}
+		for _, n := range names {
+			switch {
+			case seen[n]:
+				c.errorf(m.File, m.Line, id, "source_attributes of %s lists %q twice", src, n)
+			case !slices.ContainsFunc(m.Attributes, func(ma MetricAttribute) bool { return ma.Attr.Name == n }):
+				c.errorf(m.File, m.Line, id, "source_attributes of %s lists %q, which is not one of the metric's attributes", src, n)
+			}
+			seen[n] = true
+		}
+		for _, ma := range m.Attributes {
+			if ma.Level == "required" && !seen[ma.Attr.Name] {
+				c.errorf(m.File, m.Line, id, "source_attributes of %s leaves out %q, which the metric requires", src, ma.Attr.Name)
+			}
+		}
+	}
+}
+
+// checkPointGroup checks an attribute_group that lists the attributes a
+// source sets on every point: it references attributes and sets nothing
+// but the source.
+func (c *checker) checkPointGroup(file string, g rawGroup) {
+	o := g.Annotations.Ortel
+	if o.Upstream || o.SpansOnly || o.metricOnly() {
+		c.errorf(file, g.line, g.ID, "an attribute_group with annotations.ortel.source (the attributes a source sets on every point) may set nothing else under annotations.ortel")
+	}
+	if g.Annotations.CodeGeneration != nil {
+		c.errorf(file, g.line, g.ID, "annotations.code_generation applies to metrics only")
+	}
+	if g.MetricName != "" || g.Instrument != "" || g.Unit != "" {
+		c.errorf(file, g.line, g.ID, "metric_name, instrument and unit belong in a group of type metric")
+	}
+	if strings.TrimSpace(g.Brief) == "" {
+		c.errorf(file, g.line, g.ID, "missing brief")
+	}
+	if len(g.Attributes) == 0 {
+		c.errorf(file, g.line, g.ID, "attribute_group has no attributes")
+	}
+	c.checkSources(file, g.line, g.ID, o.Source)
+}
+
+// checkSources checks source names: not empty, and a receiver source names
+// one package directly under receivers/.
+func (c *checker) checkSources(file string, line int, id string, sources []string) {
+	for _, s := range sources {
+		switch {
+		case strings.TrimSpace(s) == "":
+			c.errorf(file, line, id, "empty source")
+		case strings.HasPrefix(s, ReceiverPrefix) && !receiverRe.MatchString(strings.TrimPrefix(s, ReceiverPrefix)):
+			c.errorf(file, line, id, "source %q: a receiver source is receivers/ and one package name in lower-case letters and digits, such as receivers/cpu", s)
+		}
+	}
+}
+
 func (c *checker) attributeGroup(file string, g rawGroup) []*Attribute {
 	groupUpstream := false
 	if o := g.Annotations.Ortel; o != nil {
 		groupUpstream = o.Upstream
-		if o.SpansOnly || len(o.Source) > 0 || o.DefaultEnabled != nil || o.Observable || len(o.ExplicitBucketBoundaries) > 0 {
-			c.errorf(file, g.line, g.ID, "an attribute_group's annotations.ortel may only set upstream")
+		if o.SpansOnly || o.metricOnly() {
+			c.errorf(file, g.line, g.ID, "an attribute_group's annotations.ortel may only set upstream, or source (for the attributes a source sets on every point)")
 		}
 	}
 	if g.Annotations.CodeGeneration != nil {
@@ -241,8 +370,8 @@ func (c *checker) attributeGroup(file string, g rawGroup) []*Attribute {
 		if o := ra.Annotations.Ortel; o != nil {
 			a.Upstream = a.Upstream || o.Upstream
 			a.SpansOnly = o.SpansOnly
-			if len(o.Source) > 0 || o.DefaultEnabled != nil || o.Observable || len(o.ExplicitBucketBoundaries) > 0 {
-				c.errorf(file, ra.line, ra.ID, "source, default_enabled, observable and explicit_bucket_boundaries apply to metrics only")
+			if len(o.Source) > 0 || o.metricOnly() {
+				c.errorf(file, ra.line, ra.ID, "source, source_attributes, default_enabled, observable and explicit_bucket_boundaries apply to metrics only")
 			}
 		}
 		if ra.Annotations.CodeGeneration != nil {
@@ -382,6 +511,7 @@ func (c *checker) metricGroup(file string, g rawGroup) *Metric {
 	m.Upstream = o.Upstream
 	m.Observable = o.Observable
 	m.Source = o.Source
+	m.SourceAttributes = o.SourceAttributes
 	m.Buckets = o.ExplicitBucketBoundaries
 	c.checkNamespace(file, g.line, id, m.Name, m.Upstream)
 	if o.SpansOnly {
@@ -390,11 +520,7 @@ func (c *checker) metricGroup(file string, g rawGroup) *Metric {
 	if len(m.Source) == 0 {
 		c.errorf(file, g.line, id, "missing annotations.ortel.source (the ortel package that emits it, e.g. instrument or receivers/cpu)")
 	}
-	for _, s := range m.Source {
-		if strings.TrimSpace(s) == "" {
-			c.errorf(file, g.line, id, "empty source")
-		}
-	}
+	c.checkSources(file, g.line, id, m.Source)
 	if o.DefaultEnabled == nil {
 		c.errorf(file, g.line, id, "missing annotations.ortel.default_enabled (true or false)")
 	} else {

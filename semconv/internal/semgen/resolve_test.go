@@ -427,6 +427,93 @@ func TestLoadErrors(t *testing.T) {
 			want:    []string{"registry/broken.yaml:1: did not find expected"},
 		},
 		{
+			name: "source_attributes naming another source",
+			metrics: []metricDef{{ortel: "        source: receivers/cpu\n        default_enabled: true\n" +
+				"        source_attributes:\n          receivers/nvml: [ortel.test.name]\n"}},
+			want: []string{`metric.ortel.test.duration: source_attributes names "receivers/nvml", which is not one of its sources (receivers/cpu)`},
+		},
+		{
+			name: "source_attributes listing an attribute the metric lacks",
+			metrics: []metricDef{{ortel: "        source: receivers/cpu\n        default_enabled: true\n" +
+				"        source_attributes:\n          receivers/cpu: [ortel.test.name, ortel.test.kind, ortel.test.name]\n"}},
+			want: []string{`source_attributes of receivers/cpu lists "ortel.test.kind", which is not one of the metric's attributes`,
+				`source_attributes of receivers/cpu lists "ortel.test.name" twice`},
+		},
+		{
+			name: "source_attributes leaving out a required attribute",
+			metrics: []metricDef{{
+				ortel: "        source: receivers/cpu\n        default_enabled: true\n" +
+					"        source_attributes:\n          receivers/cpu: [ortel.test.kind]\n",
+				attrs: "      - ref: ortel.test.name\n        requirement_level: required\n" +
+					"      - ref: ortel.test.kind\n        requirement_level: recommended\n",
+			}},
+			want: []string{`source_attributes of receivers/cpu leaves out "ortel.test.name", which the metric requires`},
+		},
+		{
+			name:    "a receiver source that is not one package",
+			metrics: []metricDef{{ortel: "        source: receivers/cpu/linux\n        default_enabled: true\n"}},
+			want:    []string{`source "receivers/cpu/linux": a receiver source is receivers/ and one package name`},
+		},
+		{
+			name:    "point attributes of a source",
+			metrics: []metricDef{{ortel: "        source: receivers/cpu\n        default_enabled: true\n"}},
+			files: map[string]string{"points.yaml": `groups:
+  - id: points.receivers.cpu
+    type: attribute_group
+    brief: What every point carries.
+    annotations:
+      ortel:
+        source: [receivers/cpu, receivers/memory]
+        default_enabled: true
+    attributes:
+      - ref: ortel.test.name
+        requirement_level: required
+      - ref: ortel.test.nmae
+        requirement_level: required
+      - ref: ortel.test.session
+        requirement_level: recommended
+      - id: ortel.test.defined
+        type: string
+  - id: points.receivers.cpu.again
+    type: attribute_group
+    brief: Again.
+    annotations:
+      ortel:
+        source: receivers/cpu
+    attributes:
+      - ref: ortel.test.kind
+        requirement_level: recommended
+`},
+			want: []string{
+				"registry/points.yaml:2: points.receivers.cpu: an attribute_group with annotations.ortel.source (the attributes a source sets on every point) may set nothing else",
+				`points.receivers.cpu: unknown attribute ref "ortel.test.nmae"`,
+				`points.receivers.cpu: attribute "ortel.test.session" is marked spans_only`,
+				`points.receivers.cpu: metric attributes must be references (ref: name); define attribute "ortel.test.defined"`,
+				`points.receivers.cpu: attribute "ortel.test.name" is already one of metric ortel.test.duration's attributes; list it in one place`,
+				`points.receivers.cpu: no metric names "receivers/memory" in annotations.ortel.source`,
+				`points.receivers.cpu.again: source "receivers/cpu" already has its point attributes in group points.receivers.cpu`,
+			},
+		},
+		{
+			name: "source_attributes on an attribute",
+			files: map[string]string{"sa.yaml": `groups:
+  - id: registry.ortel.sa
+    type: attribute_group
+    brief: SA.
+    attributes:
+      - id: ortel.test.sa
+        type: string
+        stability: development
+        brief: SA.
+        annotations:
+          ortel:
+            source_attributes:
+              receivers/cpu: [ortel.test.sa]
+`},
+			metrics: []metricDef{{}},
+			want:    []string{"registry/sa.yaml:6: ortel.test.sa: source, source_attributes, default_enabled, observable and explicit_bucket_boundaries apply to metrics only"},
+		},
+		{
 			name:    "several problems reported together",
 			metrics: []metricDef{{brief: "-", instrument: "summary", unit: "ms"}},
 			want:    []string{"missing brief", `invalid instrument "summary"`, `unit "ms" is not UCUM`},
@@ -459,5 +546,57 @@ func TestLoadEmptyRegistry(t *testing.T) {
 	_, err = Load(fstest.MapFS{}, "missing")
 	if err == nil || !strings.Contains(err.Error(), `read registry "missing"`) {
 		t.Fatalf("err = %v, want read registry error", err)
+	}
+}
+
+// TestAttributesOf: a receiver sets the metric's attributes (only those
+// its source_attributes list, if any) and then its point attributes; the
+// point attributes count as used by the source's metrics.
+func TestAttributesOf(t *testing.T) {
+	reg, err := Load(testFS(map[string]string{
+		"attrs.yaml": baseAttrs,
+		"metrics.yaml": metricsFile(metricDef{
+			ortel: "        source: [receivers/cpu, receivers/nvml]\n        default_enabled: true\n" +
+				"        source_attributes:\n          receivers/nvml: [ortel.test.name]\n",
+			attrs: "      - ref: ortel.test.name\n        requirement_level: required\n" +
+				"      - ref: ortel.test.kind\n        requirement_level: recommended\n",
+		}),
+		"points.yaml": `groups:
+  - id: points.receivers.cpu
+    type: attribute_group
+    brief: Every point names its error.
+    annotations:
+      ortel:
+        source: receivers/cpu
+    attributes:
+      - ref: error.type
+        requirement_level:
+          conditionally_required: if it failed
+`,
+	}), "registry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := reg.Metrics[0]
+	names := func(list []MetricAttribute) string {
+		var s []string
+		for _, ma := range list {
+			s = append(s, ma.Attr.Name+" "+ma.Level)
+		}
+		return strings.Join(s, ", ")
+	}
+	for src, want := range map[string]string{
+		"receivers/cpu":  "ortel.test.name required, ortel.test.kind recommended, error.type conditionally_required",
+		"receivers/nvml": "ortel.test.name required",
+	} {
+		if got := names(reg.AttributesOf(m, src)); got != want {
+			t.Errorf("AttributesOf(%s) = %s, want %s", src, got, want)
+		}
+	}
+	if rs := reg.Receivers(); len(rs) != 2 || rs[0].Package != "cpu" || rs[1].Package != "nvml" || len(rs[0].Metrics) != 1 {
+		t.Errorf("Receivers() = %+v", rs)
+	}
+	if e := reg.Attributes[0]; e.Name != "error.type" || len(e.UsedBy) != 1 || e.UsedBy[0] != m.Name {
+		t.Errorf("error.type used by %v, want [%s]", e.UsedBy, m.Name)
 	}
 }

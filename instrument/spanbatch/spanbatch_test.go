@@ -47,7 +47,7 @@ func newExporter() *blockingExporter { return &blockingExporter{names: map[strin
 
 func TestExportsEverySpanOnceConcurrentSafe(t *testing.T) {
 	exp := newExporter()
-	p := New(exp, Options{MaxQueueSize: 1 << 14, MaxExportBatchSize: 64, ScheduleDelay: time.Hour})
+	p := New(exp, WithMaxQueueSize(1<<14), WithMaxExportBatchSize(64), WithBatchTimeout(time.Hour))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
 	tr := tp.Tracer("t")
 	const workers, each = 4, 500
@@ -94,7 +94,7 @@ func TestExportsEverySpanOnceConcurrentSafe(t *testing.T) {
 func TestFullQueueDropsAndCounts(t *testing.T) {
 	exp := newExporter()
 	exp.entered, exp.gate = make(chan struct{}), make(chan struct{})
-	p := New(exp, Options{MaxQueueSize: 5, MaxExportBatchSize: 5, ScheduleDelay: time.Hour})
+	p := New(exp, WithMaxQueueSize(5), WithMaxExportBatchSize(5), WithBatchTimeout(time.Hour))
 	tr := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p)).Tracer("t")
 	end := func(n int) {
 		for i := 0; i < n; i++ {
@@ -126,7 +126,7 @@ func TestFullQueueDropsAndCounts(t *testing.T) {
 
 func TestForceFlushAndEndAfterShutdown(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
-	p := New(exp, Options{ScheduleDelay: time.Hour})
+	p := New(exp, WithBatchTimeout(time.Hour))
 	tr := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p)).Tracer("t")
 	_, s := tr.Start(context.Background(), "a")
 	s.End()
@@ -155,7 +155,7 @@ func TestShutdownPastItsDeadlineStillHandsOverTheQueue(t *testing.T) {
 	exp := newExporter()
 	exp.entered = make(chan struct{}, 4)
 	exp.gate = make(chan struct{})
-	p := New(exp, Options{MaxQueueSize: 16, MaxExportBatchSize: 1, ScheduleDelay: time.Hour})
+	p := New(exp, WithMaxQueueSize(16), WithMaxExportBatchSize(1), WithBatchTimeout(time.Hour))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
 	tr := tp.Tracer("t")
 	_, s := tr.Start(context.Background(), "in flight")
@@ -181,5 +181,32 @@ func TestShutdownPastItsDeadlineStillHandsOverTheQueue(t *testing.T) {
 			t.Fatalf("queued span handed over %d times, exporter shut down %v; want 1 and true", got, shut)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestConfigFromEnvThenOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		opts []Option
+		want config
+	}{
+		{name: "defaults", want: config{2048, 512, 5 * time.Second, 30 * time.Second}},
+		{name: "environment", env: map[string]string{EnvMaxQueueSize: "100", EnvMaxExportBatchSize: "10", EnvScheduleDelay: "250", EnvExportTimeout: "1500"},
+			want: config{100, 10, 250 * time.Millisecond, 1500 * time.Millisecond}},
+		{name: "options win", env: map[string]string{EnvMaxQueueSize: "100", EnvScheduleDelay: "250"},
+			opts: []Option{WithMaxQueueSize(300), WithBatchTimeout(time.Second)},
+			want: config{300, 300, time.Second, 30 * time.Second}},
+		{name: "bad values use the default", env: map[string]string{EnvMaxQueueSize: "-1", EnvMaxExportBatchSize: "x", EnvScheduleDelay: "0", EnvExportTimeout: "1e3"},
+			want: config{2048, 512, 5 * time.Second, 30 * time.Second}},
+		{name: "batch never larger than the queue", env: map[string]string{EnvMaxQueueSize: "8"}, want: config{8, 8, 5 * time.Second, 30 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := newConfig(func(k string) string { return tt.env[k] }, tt.opts)
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }

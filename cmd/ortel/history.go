@@ -1,0 +1,502 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ortel-dev/ortel/internal/analysis"
+	"github.com/ortel-dev/ortel/internal/history"
+	"github.com/ortel-dev/ortel/internal/report"
+)
+
+const historyUsage = `Usage:
+  ortel history list                      the series in the history
+  ortel history show [flags] MODEL        trend table, change points and what changed
+  ortel history check [flags] [RUN.json]  CI gate: exit 3 when the newest run sits after a regression
+  ortel history import [flags] RUN.json|DIR...
+                                          add saved reports (report.json) to the history
+  ortel history prune --before T | --keep N
+  ortel history prometheus --url URL      the same detection over a Prometheus range query
+
+The history remembers every run that ortel bench --history DB recorded (or
+that import added): when and where it ran, the model file, ONNX Runtime
+version, providers, session options and threads, the latency percentiles
+with their intervals, throughput, memory, energy and each op type's self
+time. Runs of one model, workload (scenario, batch, input shapes) and kind
+of machine form a series. Change points are found per series and metric by
+E-divisive means with a Student's t-test (as Apache Otava does): a lasting
+shift of the level, with its size and 95% interval, and what differed
+between the runs on each side: settings, commits, and the op types whose
+self time moved most.
+
+check judges the newest run of each series (or RUN.json files, checked
+against the history without being recorded): exit 3 when it sits after a
+change for the worse at most --recent runs ago, 0 otherwise (an improvement
+is noted). --format md writes a pull-request comment.
+
+Flags:
+  --db DB             the history: a SQLite file, or a postgres:// URL
+                      (default: ORTEL_HISTORY)
+  --metric M          ` + "{metrics}" + `
+                      (default p50)
+  --p-value P         significance a change point must reach (default 0.001)
+  --min-change C      smallest change reported, e.g. 5% (default 5%)
+  --min-runs N        fewest runs on each side of a change (default 3)
+  --format F          text (default), json, md (check), html (show)
+  --file PATH         write the output there instead of stdout
+  --model M           check: only this model's series
+  --recent N          check: a change point fails the gate while at most N
+                      runs follow it (default 10)
+  --commit REV        import: the source revision the reports measured
+  --before T          prune: runs before a time (2026-01-31) or age (90d)
+  --keep N            prune: all but the newest N runs of each series
+  --url URL           prometheus: the server, e.g. http://127.0.0.1:9090
+  --quantile Q        prometheus: the run duration's quantile (default 0.99), or mean
+  --range D           prometheus: how far back (default 7d); --step D apart (default 1h)
+  --label L           prometheus: a label to attribute changes to (repeatable;
+                      default onnxruntime_version, service_version)
+
+bench --history DB records each run; the commit comes from ORTEL_COMMIT,
+GITHUB_SHA or CI_COMMIT_SHA when set.
+
+Examples:
+  ortel bench --history runs.db --runs 200 silero-vad
+  ortel history show --db runs.db --format html --file vad.html silero-vad
+  ortel history check --db postgres://ci@db/ortel --format md head/report.json >> comment.md
+  ortel history import --db runs.db --commit v1.2.0 ortel-out/
+  ortel history prometheus --url http://127.0.0.1:9090 --quantile 0.99 --model det
+`
+
+func historyCommand() *command {
+	return &command{
+		name:    "history",
+		summary: "every run remembered: trends, change points and what changed, CI gate",
+		usage:   strings.Replace(historyUsage, "{metrics}", "metric: "+history.MetricNames(), 1),
+		run:     runHistory,
+	}
+}
+
+// historyFlags are the flags of every history subcommand.
+type historyFlags struct {
+	db, metric, format, file, model, commit, before, url, quantile string
+	minChange                                                      string
+	pValue                                                         float64
+	minRuns, recent, keep                                          int
+	rangeD, step                                                   time.Duration
+	labels                                                         listFlag
+}
+
+func (f *historyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.db, "db", os.Getenv("ORTEL_HISTORY"), "")
+	fs.StringVar(&f.metric, "metric", "p50", "")
+	fs.StringVar(&f.format, "format", "text", "")
+	fs.StringVar(&f.file, "file", "", "")
+	fs.StringVar(&f.model, "model", "", "")
+	fs.StringVar(&f.commit, "commit", "", "")
+	fs.StringVar(&f.before, "before", "", "")
+	fs.StringVar(&f.url, "url", "", "")
+	fs.StringVar(&f.quantile, "quantile", "0.99", "")
+	fs.StringVar(&f.minChange, "min-change", "5%", "")
+	fs.Float64Var(&f.pValue, "p-value", history.DefaultPValue, "")
+	fs.IntVar(&f.minRuns, "min-runs", history.DefaultMinRuns, "")
+	fs.IntVar(&f.recent, "recent", history.DefaultRecent, "")
+	fs.IntVar(&f.keep, "keep", 0, "")
+	fs.DurationVar(&f.step, "step", time.Hour, "")
+	fs.Var(&f.labels, "label", "")
+	fs.Func("range", "", func(v string) error { d, err := parseAge(v); f.rangeD = d; return err })
+}
+
+// config maps the flags to the engine's Config; its errors name the flags.
+func (f *historyFlags) config() (history.Config, error) {
+	c := history.Config{Model: f.model, Metric: f.metric, Recent: f.recent,
+		Detection: history.Detection{PValue: f.pValue, MinRuns: f.minRuns}}
+	var err error
+	if c.Detection.MinChange, err = analysis.ParseThreshold(f.minChange); err != nil {
+		return c, usagef("--min-change: %v", err)
+	}
+	if f.recent < 1 {
+		return c, usagef("--recent must be 1 or more (got %d)", f.recent)
+	}
+	if err := c.Validate(); err != nil {
+		return c, usagef("%v (see --metric, --p-value, --min-change, --min-runs)", err)
+	}
+	return c, nil
+}
+
+func runHistory(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			return errHelp
+		}
+		return usagef("want a subcommand: list, show, check, import, prune or prometheus")
+	}
+	sub := map[string]func(context.Context, *env, *historyFlags, []string) error{
+		"list": historyList, "show": historyShow, "check": historyCheck, "import": historyImport,
+		"prune": historyPrune, "prometheus": historyPrometheus,
+	}[args[0]]
+	if sub == nil {
+		return usagef("unknown subcommand %q: want list, show, check, import, prune or prometheus", args[0])
+	}
+	fs := flag.NewFlagSet("history "+args[0], flag.ContinueOnError)
+	var f historyFlags
+	f.register(fs)
+	pos, err := parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	return sub(ctx, e, &f, pos)
+}
+
+// open opens the history --db names.
+func (f *historyFlags) open(ctx context.Context) (*history.Store, error) {
+	if strings.TrimSpace(f.db) == "" {
+		return nil, usagef("no history: give --db FILE (SQLite) or --db postgres://..., or set ORTEL_HISTORY")
+	}
+	return history.Open(ctx, f.db)
+}
+
+func historyList(ctx context.Context, e *env, f *historyFlags, pos []string) error {
+	if len(pos) != 0 {
+		return usagef("list takes no arguments, got %d", len(pos))
+	}
+	s, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	series, err := s.Series(ctx)
+	if err != nil {
+		return err
+	}
+	if len(series) == 0 {
+		fmt.Fprintf(e.stdout, "history %s has no runs yet: record some with ortel bench --history %s\n", s.Where(), s.Where())
+		return nil
+	}
+	return history.WriteList(e.stdout, series)
+}
+
+func historyShow(ctx context.Context, e *env, f *historyFlags, pos []string) error {
+	if len(pos) != 1 {
+		return usagef("show wants one MODEL, got %d arguments", len(pos))
+	}
+	format, err := checkFormat(f.format, "text", "json", "html")
+	if err != nil {
+		return err
+	}
+	f.model = pos[0]
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	s, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	series, err := history.Analyze(ctx, s, cfg)
+	if err != nil {
+		return err
+	}
+	return f.render(e, format, series, nil)
+}
+
+// render writes series (and, for check, verdicts) in format to --file or
+// stdout.
+func (f *historyFlags) render(e *env, format string, series []history.Series, verdicts []history.Verdict) error {
+	w := e.stdout
+	if f.file != "" {
+		out, err := os.Create(f.file)
+		if err != nil {
+			return fmt.Errorf("create %q: %w", f.file, err)
+		}
+		defer out.Close()
+		w = e.redact.Writer(out)
+	}
+	var err error
+	switch {
+	case format == "json" && verdicts != nil:
+		err = writeJSON(w, struct {
+			Verdicts []history.Verdict `json:"verdicts"`
+		}{verdicts})
+	case format == "json":
+		err = writeJSON(w, struct {
+			Series []history.Series `json:"series"`
+		}{series})
+	case format == "html":
+		err = report.WriteSeriesHTML(w, history.Page(series, "ortel "+version))
+	case format == "md":
+		err = history.WriteCheckMarkdown(w, series, verdicts)
+	case verdicts != nil:
+		err = history.WriteCheckText(w, series, verdicts)
+	default:
+		err = history.WriteText(w, series)
+	}
+	if err == nil && f.file != "" {
+		fmt.Fprintf(e.stderr, "ortel history: wrote %s\n", f.file)
+	}
+	return err
+}
+
+func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func historyCheck(ctx context.Context, e *env, f *historyFlags, pos []string) error {
+	format, err := checkFormat(f.format, "text", "md", "json")
+	if err != nil {
+		return err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	var candidates []history.Run
+	for _, p := range pos {
+		r, err := report.Read(p)
+		if err != nil {
+			return err
+		}
+		run, err := history.FromReport(r, history.CommitFromEnv(os.Getenv), p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		candidates = append(candidates, run)
+	}
+	s, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	series, err := history.Analyze(ctx, s, cfg, candidates...)
+	if err != nil {
+		return err
+	}
+	verdicts := history.Check(series, cfg)
+	if err := f.render(e, format, series, verdicts); err != nil {
+		return err
+	}
+	var worse []string
+	for i, v := range verdicts {
+		if v.Status == history.StatusRegression {
+			worse = append(worse, fmt.Sprintf("%s %s: %s", series[i].Model, v.Metric, series[i].Headline(*v.Change)))
+		}
+	}
+	if len(worse) > 0 {
+		return fmt.Errorf("%w: %s", errRegression, strings.Join(worse, "; "))
+	}
+	return nil
+}
+
+func historyImport(ctx context.Context, e *env, f *historyFlags, pos []string) error {
+	if len(pos) == 0 {
+		return usagef("import wants report.json files or folders holding them")
+	}
+	var files []string
+	for _, p := range pos {
+		found, err := reportFiles(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, found...)
+	}
+	s, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	added, known := 0, 0
+	var errs []error
+	for _, p := range files {
+		ok, err := recordReport(ctx, s, p, f.commit)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case ok:
+			added++
+		default:
+			known++
+		}
+	}
+	fmt.Fprintf(e.stdout, "imported %s into %s (%d already there)\n", report.Plural(added, "run"), s.Where(), known)
+	if len(errs) > 0 {
+		return fmt.Errorf("%s not imported: %w", report.Plural(len(errs), "report"), errors.Join(errs...))
+	}
+	return nil
+}
+
+// reportFiles returns p if it is a file, else the report.json files under
+// the folder p.
+func reportFiles(p string) ([]string, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("import %q: %w", p, err)
+	}
+	if !fi.IsDir() {
+		return []string{p}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "report.json" {
+			out = append(out, path)
+		}
+		return err
+	})
+	if err == nil && len(out) == 0 {
+		err = errors.New("no report.json in it")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("import %q: %w", p, err)
+	}
+	return out, nil
+}
+
+func recordReport(ctx context.Context, s *history.Store, path, commit string) (bool, error) {
+	r, err := report.Read(path)
+	if err != nil {
+		return false, err
+	}
+	run, err := history.FromReport(r, commit, path)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	_, added, err := s.Record(ctx, run)
+	return added, err
+}
+
+// recordHistory records a bench's report into the history at db ("" does
+// nothing), with the commit named by the environment.
+func recordHistory(ctx context.Context, e *env, db string, rep *report.Report) error {
+	if strings.TrimSpace(db) == "" {
+		return nil
+	}
+	s, err := history.Open(ctx, db)
+	if err != nil {
+		return fmt.Errorf("--history: %w", err)
+	}
+	defer s.Close()
+	run, err := history.FromReport(rep, history.CommitFromEnv(os.Getenv), "bench")
+	if err != nil {
+		return fmt.Errorf("--history: %w", err)
+	}
+	id, _, err := s.Record(ctx, run)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "ortel bench: recorded as run %d in history %s\n", id, s.Where())
+	return nil
+}
+
+func historyPrune(ctx context.Context, e *env, f *historyFlags, pos []string) error {
+	if len(pos) != 0 {
+		return usagef("prune takes no arguments, got %d", len(pos))
+	}
+	var cutoff time.Time
+	if f.before != "" {
+		t, err := parseCutoff(f.before)
+		if err != nil {
+			return usagef("--before %q: %v", f.before, err)
+		}
+		cutoff = t
+	}
+	if cutoff.IsZero() && f.keep <= 0 {
+		return usagef("prune needs --before T (a date or an age such as 90d) or --keep N (runs per series)")
+	}
+	s, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	n, err := s.Prune(ctx, cutoff, f.keep)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "pruned %s from %s\n", report.Plural(n, "run"), s.Where())
+	return nil
+}
+
+// parseCutoff reads a date (2026-01-31), an RFC 3339 time or an age (90d,
+// 36h) into a time.
+func parseCutoff(v string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", v); err == nil {
+		return t, nil
+	}
+	d, err := parseAge(v)
+	if err != nil {
+		return time.Time{}, errors.New("want a date (2026-01-31), an RFC 3339 time or an age (90d, 36h)")
+	}
+	return time.Now().Add(-d), nil
+}
+
+// parseAge reads a duration that may be in days: 7d, 36h, 90m.
+func parseAge(v string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		days, err := strconv.ParseFloat(n, 64)
+		if err != nil || days <= 0 {
+			return 0, fmt.Errorf("%q: want a positive number of days, such as 7d", v)
+		}
+		return time.Duration(days * float64(24*time.Hour)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q: want a positive duration, such as 7d or 36h", v)
+	}
+	return d, nil
+}
+
+func historyPrometheus(ctx context.Context, e *env, f *historyFlags, pos []string) error {
+	if len(pos) != 0 {
+		return usagef("prometheus takes no arguments, got %d (name the server with --url)", len(pos))
+	}
+	format, err := checkFormat(f.format, "text", "json", "html")
+	if err != nil {
+		return err
+	}
+	q := history.PromQuery{URL: f.url, Model: f.model, Step: f.step, Labels: f.labels, End: time.Now()}
+	if f.rangeD == 0 {
+		f.rangeD = 7 * 24 * time.Hour
+	}
+	q.Start = q.End.Add(-f.rangeD)
+	if f.quantile != "mean" {
+		if q.Quantile, err = strconv.ParseFloat(f.quantile, 64); err != nil || q.Quantile <= 0 {
+			return usagef("--quantile %q: want a fraction such as 0.99, or mean", f.quantile)
+		}
+	}
+	if err := q.Validate(); err != nil {
+		return usagef("%v (see --url, --quantile, --step, --label)", err)
+	}
+	f.metric, f.model = history.PromMetric(q), ""
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	runs, err := history.QueryPrometheus(ctx, &http.Client{Timeout: time.Minute}, q)
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		return fmt.Errorf("the Prometheus at %s returned no points for %s", q.URL, q.PromQL())
+	}
+	series, err := history.AnalyzeRuns(runs, cfg)
+	if err != nil {
+		return err
+	}
+	return f.render(e, format, series, nil)
+}

@@ -1,0 +1,86 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/ortel-dev/ortel/internal/bench"
+	"github.com/ortel-dev/ortel/internal/testenv"
+)
+
+// TestRealBenchChange builds a history from real bench runs of Silero VAD
+// on this (noisy, shared) machine, with the graph optimization level
+// changed part-way: six runs at "all" (ONNX Runtime's default), then six
+// at "disable" (no fusions, no constant folding: about 1.5x slower here).
+// The same runs go into SQLite and into a real PostgreSQL; from each, the
+// change point must be found at the seventh run, for the worse, attributed
+// to the optimization level, with op types whose time moved, and the gate
+// must call it a regression.
+func TestRealBenchChange(t *testing.T) {
+	testenv.RequireORT(t)
+	model := testenv.Model(t, "silero_vad_v5.onnx")
+	shapes, err := bench.ParseShapes([]string{"input=1,512", "state=2,1,128"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var runs []Run
+	for i, level := range []string{"all", "all", "all", "all", "all", "all", "disable", "disable", "disable", "disable", "disable", "disable"} {
+		rep, err := bench.Run(ctx, bench.Config{
+			ModelPath: model, ModelName: "silero-vad", DefaultShapes: shapes, Values: map[string]string{"sr": "16000"},
+			Batch: 1, Runs: 200, Warmup: 20, ProfileRuns: 3, Seed: 1, Session: bench.SessionOptions{OptLevel: level},
+		})
+		if err != nil {
+			t.Fatalf("bench run %d (%s): %v", i+1, level, err)
+		}
+		run, err := FromReport(rep, fmt.Sprintf("c%02d", i+1), "bench")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("run %2d opt level %-7s p50 %.1fµs", i+1, level, run.Metrics["p50"].V*1e6)
+		runs = append(runs, run)
+	}
+	for _, k := range storeKinds(t) {
+		t.Run(k.name, func(t *testing.T) {
+			s := openStore(t, k.location(t))
+			for _, r := range runs {
+				if _, _, err := s.Record(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			series, err := Analyze(ctx, s, Config{Model: "silero-vad"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(series) != 1 || len(series[0].Points) != 12 {
+				t.Fatalf("%d series (want 1) of %v points (want 12)", len(series), series)
+			}
+			ser := series[0]
+			if len(ser.Changes) != 1 {
+				t.Fatalf("%d change points %+v, want 1 at run 7", len(ser.Changes), ser.Changes)
+			}
+			c := ser.Changes[0]
+			t.Logf("%s; %v", ser.Headline(c), c.Explanation())
+			if c.Index != 6 || !c.Worse || c.CommitBefore != "c06" || c.CommitAfter != "c07" {
+				t.Errorf("change at point %d (worse %v, commits %s..%s), want point 6 (run 7), worse, c06..c07", c.Index, c.Worse, c.CommitBefore, c.CommitAfter)
+			}
+			var level *SettingChange
+			for i, sc := range c.Settings {
+				if sc.Name == "graph optimization level" {
+					level = &c.Settings[i]
+				}
+			}
+			if level == nil || level.Before != "all" || level.After != "disable" {
+				t.Errorf("attribution %+v does not name the optimization level all → disable", c.Settings)
+			}
+			if len(c.OpTypes) == 0 {
+				t.Error("no op types in the attribution, though every run profiled 3 runs")
+			}
+			v := Check(series, Config{})
+			if v[0].Status != StatusRegression {
+				t.Errorf("check: %s, want %s", v[0].Status, StatusRegression)
+			}
+		})
+	}
+}
