@@ -16,8 +16,11 @@ export ORTEL_REAL_CC
 export CC := $(CURDIR)/scripts/cc-quiet-nvml.sh
 # staticcheck, pinned: the newest release that knows Go 1.26.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# actionlint, pinned: lints .github/workflows (shellcheck and pyflakes off,
+# so the result does not depend on what else this machine has installed).
+ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
-.PHONY: all setup build demo test vet fmt-check staticcheck bench bench-import fuzz clean collector validate-collector e2e faults ebpf ebpf-check
+.PHONY: all setup build demo test vet fmt-check staticcheck workflow-lint bench bench-import fuzz clean collector validate-collector e2e faults ebpf ebpf-check release-binaries image capacity
 
 all: build
 
@@ -35,7 +38,7 @@ demo: setup build
 	$(BIN)/ortel bench --out $(DEMO_OUT) paddleocr-det
 
 ## test: vet, check formatting and generated files, run every test with -race
-test: setup vet fmt-check staticcheck
+test: setup vet fmt-check staticcheck workflow-lint
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 vet:
@@ -43,6 +46,21 @@ vet:
 
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...
+
+workflow-lint:
+	$(GO) run $(ACTIONLINT) -shellcheck= -pyflakes=
+
+## release-binaries: the CLI for linux/amd64 and linux/arm64 (cgo, cross-compiled) into dist/, then checked (test/release)
+release-binaries:
+	scripts/release-binaries.sh $(CURDIR)/dist
+	ORTEL_RELEASE_DIR=$(CURDIR)/dist $(GO) test -count=1 -run '^TestReleaseBinaries$$' ./test/release/
+
+## image: the ortel image for this machine's platform, loaded into the local Docker engine (needs one, with buildx)
+IMAGE ?= ghcr.io/ortel-dev/ortel
+IMAGE_TAG ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$$/\1/p' otelcol-config/helm/ortel/Chart.yaml)
+image:
+	@docker info >/dev/null 2>&1 || { echo "make image: no Docker engine answers here (make release-binaries builds the same binaries without one)"; exit 1; }
+	docker buildx build --load --build-arg ORTEL_VERSION=$(IMAGE_TAG) -t $(IMAGE):$(IMAGE_TAG) .
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -91,6 +109,18 @@ e2e: setup build collector
 ## then 200 SIGKILLs of the agent and a bench while they write their spool and files, and a full disk freed again: every whole record arrives once after replay, nothing damaged is sent, every exit's counts add up (logs in out/crashes/; needs root for the tmpfs)
 faults: setup build collector
 	$(GO) test -tags e2e -count=1 -timeout 25m -v -run '^(TestFaults|TestCrashes)$$' ./internal/e2e/
+
+## capacity: how many nodes one gateway replica serves, with simulated node agents (about 10 min; not in make test): out/capacity/results.md
+CAPACITY_FLAGS ?=
+capacity: collector
+	@rm -rf $(CURDIR)/out/capacity
+	$(GO) build -o $(BIN)/ortel ./cmd/ortel
+	@# The node payload: a real agent's export, with the chart's service name and resource.
+	env -u OTEL_EXPORTER_OTLP_ENDPOINT OTEL_SERVICE_NAME=ortel-agent \
+	  OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION=explicit_bucket_histogram \
+	  OTEL_RESOURCE_ATTRIBUTES=service.instance.id=node-0,k8s.node.name=node-0,k8s.pod.name=ortel-agent-0,k8s.namespace.name=observability,k8s.pod.uid=00000000-0000-0000-0000-000000000000 \
+	  $(BIN)/ortel agent --interval 1s --duration 2500ms --quiet --out $(CURDIR)/out/capacity/agent
+	$(GO) run ./test/capacity -collector $$(scripts/build-collector.sh) -template $(CURDIR)/out/capacity/agent/metrics.jsonl -out $(CURDIR)/out/capacity $(CAPACITY_FLAGS)
 
 clean:
 	rm -rf $(BIN) out

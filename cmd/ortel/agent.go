@@ -36,8 +36,9 @@ Flags:
                       is rescanned every --discover-interval, new processes
                       are added and exited ones dropped, each said once on
                       stderr. Seeing other users' processes needs root or
-                      CAP_SYS_PTRACE. Only the process readings follow: perf
-                      counters and per-process GPU readings stay on the --pid
+                      CAP_SYS_PTRACE. The process readings follow; GPU
+                      readings per process cover every process on the GPUs,
+                      each with its pod; perf counters stay on the --pid
                       processes (default: the agent itself)
   --discover-interval D  how often --discover rescans (default 10s)
   --duration D        stop after this long (default: run until interrupted)
@@ -49,6 +50,7 @@ Flags:
   --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
                       after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
 ` + spoolFlagsUsage + `  --quiet             no status lines on stderr
+` + healthFlagUsage + `
 ` + uiFlagsUsage + `
 
 Examples:
@@ -71,7 +73,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	var interval, duration, discoverEvery time.Duration
 	var pidFlags listFlag
-	var out, endpoint string
+	var out, endpoint, healthAddr string
 	var quiet, discoverOn bool
 	var uf uiFlags
 	uf.register(fs)
@@ -85,6 +87,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	var xf exportFlags
 	xf.register(fs)
 	fs.BoolVar(&quiet, "quiet", false, "")
+	fs.StringVar(&healthAddr, "health-addr", "", "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -108,6 +111,9 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		return usagef("--discover-interval needs --discover")
 	}
 	if err := uf.validate(); err != nil {
+		return err
+	}
+	if err := checkHealthAddr(healthAddr); err != nil {
 		return err
 	}
 	pids, err := parsePIDs(pidFlags)
@@ -137,6 +143,11 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		return errors.Join(err, stopTelemetry(ctx, tel))
 	}
 	defer ui.stop()
+	health, err := startAgentHealth(e, healthAddr, tel, interval, quiet)
+	if err != nil {
+		return errors.Join(err, stopTelemetry(ctx, tel))
+	}
+	defer health.close()
 	// NVML starts in the background (GPUWait 0): a slow driver does not
 	// delay the start; GPUs join the export when found.
 	set := hardware.Open(ctx, hardware.Options{MeterProvider: tel.MeterProvider, PIDs: pids, NoSelf: discoverOn})

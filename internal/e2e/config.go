@@ -13,7 +13,7 @@ import (
 
 // CollectorPorts are the loopback ports the collector listens on.
 type CollectorPorts struct {
-	GRPC, HTTP, Prometheus, Telemetry int
+	GRPC, HTTP, Prometheus, Telemetry, Health int
 }
 
 // CollectorEnv returns the environment that points collector.yaml's
@@ -28,6 +28,7 @@ func CollectorEnv(p CollectorPorts, jaegerEndpoint string) []string {
 		"OTELCOL_PROMETHEUS_ENDPOINT=" + addr(p.Prometheus),
 		"OTELCOL_TELEMETRY_HOST=127.0.0.1",
 		"OTELCOL_TELEMETRY_PORT=" + strconv.Itoa(p.Telemetry),
+		"OTELCOL_HEALTH_ENDPOINT=" + addr(p.Health),
 		"OTELCOL_JAEGER_ENDPOINT=" + jaegerEndpoint,
 		"OTELCOL_SPANMETRICS_FLUSH_INTERVAL=1s",
 		"OTELCOL_DEBUG_VERBOSITY=basic",

@@ -89,7 +89,7 @@ func TestCollectorOverlayErrors(t *testing.T) {
 
 func TestCollectorEnvCoversTheConfig(t *testing.T) {
 	text := string(mustRead(t, repoFile(t, stack.CollectorConfig)))
-	env := CollectorEnv(CollectorPorts{GRPC: 1, HTTP: 2, Prometheus: 3, Telemetry: 4}, "127.0.0.1:9")
+	env := CollectorEnv(CollectorPorts{GRPC: 1, HTTP: 2, Prometheus: 3, Telemetry: 4, Health: 5}, "127.0.0.1:9")
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		if !strings.Contains(text, "${env:"+k+":-") {
@@ -101,7 +101,7 @@ func TestCollectorEnvCoversTheConfig(t *testing.T) {
 	}
 	// Every listener of the config is moved off its default port, so the
 	// test never collides with a collector already running here.
-	for _, k := range []string{"OTELCOL_GRPC_ENDPOINT", "OTELCOL_HTTP_ENDPOINT", "OTELCOL_PROMETHEUS_ENDPOINT", "OTELCOL_TELEMETRY_PORT", "OTELCOL_JAEGER_ENDPOINT"} {
+	for _, k := range []string{"OTELCOL_GRPC_ENDPOINT", "OTELCOL_HTTP_ENDPOINT", "OTELCOL_PROMETHEUS_ENDPOINT", "OTELCOL_TELEMETRY_PORT", "OTELCOL_HEALTH_ENDPOINT", "OTELCOL_JAEGER_ENDPOINT"} {
 		if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") }) {
 			t.Errorf("CollectorEnv does not set %s", k)
 		}

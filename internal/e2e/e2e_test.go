@@ -157,11 +157,11 @@ func TestEndToEnd(t *testing.T) {
 		}
 		h.t.Cleanup(func() { tap.Close() })
 
-		ports, err := FreePorts(5)
+		ports, err := FreePorts(6)
 		if err != nil {
 			return err
 		}
-		collectorPorts = CollectorPorts{GRPC: ports[0], HTTP: ports[1], Prometheus: ports[2], Telemetry: ports[3]}
+		collectorPorts = CollectorPorts{GRPC: ports[0], HTTP: ports[1], Prometheus: ports[2], Telemetry: ports[3], Health: ports[5]}
 		promAddr := "127.0.0.1:" + strconv.Itoa(ports[4])
 
 		base, err := stack.LoadCollector(filepath.Join(root, stack.CollectorConfig))

@@ -98,11 +98,11 @@ func TestFaults(t *testing.T) {
 			return err
 		}
 		t.Cleanup(func() { jaeger.Close() })
-		p, err := FreePorts(4)
+		p, err := FreePorts(5)
 		if err != nil {
 			return err
 		}
-		ports = CollectorPorts{GRPC: p[0], HTTP: p[1], Prometheus: p[2], Telemetry: p[3]}
+		ports = CollectorPorts{GRPC: p[0], HTTP: p[1], Prometheus: p[2], Telemetry: p[3], Health: p[4]}
 		base, err := stack.LoadCollector(filepath.Join(root, stack.CollectorConfig))
 		if err != nil {
 			return err

@@ -35,7 +35,9 @@ type Options struct {
 	PIDs []int
 	// NoSelf starts the process receiver without this process when PIDs
 	// is empty: ortel agent --discover adds processes to it (Watch) as it
-	// finds them. The perf and nvml receivers keep their default.
+	// finds them. The nvml receiver then reports every process on the
+	// GPUs, each with its pod (per-pod GPU attribution, read under Root);
+	// the perf receiver keeps its default.
 	NoSelf bool
 	// GPUWait bounds how long Open waits for NVML to find the GPUs. NVML
 	// initializes in the background; 0 does not wait (the agent's start
@@ -95,6 +97,10 @@ func Open(ctx context.Context, o Options) *Set {
 	}
 	if o.NoSelf {
 		procOpts = append(procOpts, process.WithoutSelf())
+		nvmlOpts = append(nvmlOpts, nvml.WithAllProcesses())
+		if o.Root != "" {
+			nvmlOpts = append(nvmlOpts, nvml.WithRoot(o.Root))
+		}
 	}
 	if len(o.PIDs) > 0 {
 		procOpts = append(procOpts, process.WithPIDs(o.PIDs...))

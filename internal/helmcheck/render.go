@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
@@ -86,6 +87,11 @@ type Object struct {
 	Secret             *corev1.Secret
 	ClusterRole        *rbacv1.ClusterRole
 	ClusterRoleBinding *rbacv1.ClusterRoleBinding
+	// The Prometheus Operator's custom resources, decoded into the
+	// operator's own Go API types (the source of its CRD schemas).
+	ServiceMonitor *monitoringv1.ServiceMonitor
+	PodMonitor     *monitoringv1.PodMonitor
+	PrometheusRule *monitoringv1.PrometheusRule
 }
 
 // Decode splits each manifest into its YAML documents and decodes each one
@@ -178,6 +184,15 @@ func decodeOne(doc string) (Object, error) {
 	case "ClusterRoleBinding":
 		o.ClusterRoleBinding = &rbacv1.ClusterRoleBinding{}
 		target, want = o.ClusterRoleBinding, "rbac.authorization.k8s.io/v1"
+	case "ServiceMonitor":
+		o.ServiceMonitor = &monitoringv1.ServiceMonitor{}
+		target, want = o.ServiceMonitor, "monitoring.coreos.com/v1"
+	case "PodMonitor":
+		o.PodMonitor = &monitoringv1.PodMonitor{}
+		target, want = o.PodMonitor, "monitoring.coreos.com/v1"
+	case "PrometheusRule":
+		o.PrometheusRule = &monitoringv1.PrometheusRule{}
+		target, want = o.PrometheusRule, "monitoring.coreos.com/v1"
 	default:
 		return o, fmt.Errorf("%s %q: kind %q is not one the chart is expected to render", tm.APIVersion, tm.Metadata.Name, tm.Kind)
 	}

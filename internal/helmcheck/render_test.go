@@ -1,11 +1,14 @@
 package helmcheck
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 	corev1 "k8s.io/api/core/v1"
@@ -138,6 +141,12 @@ func checkCommon(t *testing.T, objs map[string]Object) {
 	if ra := env["OTEL_RESOURCE_ATTRIBUTES"].Value; !strings.Contains(ra, "k8s.pod.uid=$(K8S_POD_UID)") {
 		t.Errorf("agent OTEL_RESOURCE_ATTRIBUTES %q: want its own pod uid", ra)
 	}
+	// The gateway's Prometheus exporter keys every series by job
+	// (service.name) and instance (service.instance.id): each node's agent
+	// needs its own instance, or all nodes write the same series.
+	if ra := env["OTEL_RESOURCE_ATTRIBUTES"].Value; !strings.Contains(ra, "service.instance.id=$(K8S_NODE_NAME)") {
+		t.Errorf("agent OTEL_RESOURCE_ATTRIBUTES %q: want service.instance.id set to the node's name", ra)
+	}
 	// The spool lives on an emptyDir: the kubelet evicts a pod whose
 	// emptyDir outgrows its sizeLimit, so the limit must hold the spool's
 	// bound.
@@ -180,6 +189,11 @@ func checkCommon(t *testing.T, objs map[string]Object) {
 		t.Errorf("agent selector %v, pods are labelled %v", ds.Spec.Selector.MatchLabels, ds.Spec.Template.Labels)
 	}
 
+	checkProbes(t, agent, gw)
+	if !slices.ContainsFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return p.Name == "telemetry" && p.Port == 8888 }) {
+		t.Errorf("gateway Service ports %+v: no telemetry port 8888 for the monitors to scrape", svc.Spec.Ports)
+	}
+
 	// The ConfigMap ships collector.yaml unchanged; it holds no secret.
 	cm := get(t, objs, "ConfigMap", "rel-ortel-gateway").ConfigMap
 	root2, _ := stack.RepoRoot(".")
@@ -194,6 +208,58 @@ func checkCommon(t *testing.T, objs map[string]Object) {
 	if err := yaml.Unmarshal([]byte(cm.Data["gateway.yaml"]), &overlay); err != nil {
 		t.Errorf("gateway.yaml is not YAML: %v\n%s", err, cm.Data["gateway.yaml"])
 	}
+}
+
+// checkProbes: the agent serves its health (--health-addr) and the gateway
+// its health_check extension (OTELCOL_HEALTH_ENDPOINT) on the pod's
+// address, on the port their probes ask.
+func checkProbes(t *testing.T, agent, gw corev1.Container) {
+	t.Helper()
+	for _, c := range []struct {
+		container       corev1.Container
+		listen          string // the address the process listens on
+		liveness, ready string // probe paths
+	}{
+		{agent, argAfter(agent.Args, "--health-addr"), "/healthz", "/readyz"},
+		{gw, envOf(gw)["OTELCOL_HEALTH_ENDPOINT"].Value, "/", "/"},
+	} {
+		name := c.container.Name
+		host, port, err := net.SplitHostPort(c.listen)
+		if err != nil || host != "0.0.0.0" {
+			t.Errorf("%s listens for health on %q: want 0.0.0.0:PORT, for the kubelet to reach", name, c.listen)
+			continue
+		}
+		var health int32
+		for _, p := range c.container.Ports {
+			if p.Name == "health" {
+				health = p.ContainerPort
+			}
+		}
+		if strconv.Itoa(int(health)) != port {
+			t.Errorf("%s: container port \"health\" is %d, the process listens on %s", name, health, port)
+		}
+		for _, p := range []struct {
+			kind  string
+			probe *corev1.Probe
+			path  string
+		}{{"liveness", c.container.LivenessProbe, c.liveness}, {"readiness", c.container.ReadinessProbe, c.ready}} {
+			if p.probe == nil || p.probe.HTTPGet == nil {
+				t.Errorf("%s: no HTTP %s probe", name, p.kind)
+				continue
+			}
+			if g := p.probe.HTTPGet; g.Path != p.path || g.Port.String() != "health" {
+				t.Errorf("%s %s probe GET %s on port %s, want GET %s on port health", name, p.kind, g.Path, g.Port.String(), p.path)
+			}
+		}
+	}
+}
+
+// argAfter returns the argument that follows flag in args ("" if none).
+func argAfter(args []string, flag string) string {
+	if i := slices.Index(args, flag); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
 }
 
 func mapsEqual(a, b map[string]string) bool {
@@ -228,6 +294,22 @@ func TestChartDefaults(t *testing.T) {
 	cm := get(t, objs, "ConfigMap", "rel-ortel-gateway").ConfigMap
 	if strings.Contains(cm.Data["gateway.yaml"], "k8sattributes") {
 		t.Error("gateway.yaml names k8sattributes with k8sAttributes.enabled off: ortel's collector build lacks it")
+	}
+	// Every node exports once per interval to the gateway: 10-30 s, not
+	// the CLI's interactive 1 s.
+	if d, err := time.ParseDuration(argAfter(pod.Containers[0].Args, "--interval")); err != nil || d < 10*time.Second || d > 30*time.Second {
+		t.Errorf("agent --interval %q (%v): want a default from 10s to 30s", argAfter(pod.Containers[0].Args, "--interval"), err)
+	}
+	// A node agent lands on tainted (GPU) nodes too.
+	if !slices.ContainsFunc(pod.Tolerations, func(tl corev1.Toleration) bool {
+		return tl.Key == "" && tl.Operator == corev1.TolerationOpExists && tl.Effect == corev1.TaintEffectNoSchedule
+	}) {
+		t.Errorf("agent tolerations %+v: want every NoSchedule taint tolerated by default", pod.Tolerations)
+	}
+	for k := range objs {
+		if strings.HasPrefix(k, "ServiceMonitor/") || strings.HasPrefix(k, "PodMonitor/") || strings.HasPrefix(k, "PrometheusRule/") || k == "ConfigMap/rel-ortel-dashboard" {
+			t.Errorf("%s rendered with default values: the Prometheus Operator and Grafana's sidecar are opt-in", k)
+		}
 	}
 }
 
@@ -279,6 +361,23 @@ func TestChartAllOn(t *testing.T) {
 		t.Errorf("ClusterRoleBinding subjects %+v, want the gateway's service account %q", crb.Subjects, gw.ServiceAccountName)
 	}
 	get(t, objs, "ClusterRole", "rel-ortel-gateway")
+
+	// Scheduling values reach both pod specs.
+	for _, p := range []struct {
+		name string
+		spec corev1.PodSpec
+		prio string
+	}{{"agent", pod, "system-node-critical"}, {"gateway", gw, "observability-high"}} {
+		if p.spec.Affinity == nil || p.spec.PriorityClassName != p.prio || len(p.spec.ImagePullSecrets) != 1 || p.spec.ImagePullSecrets[0].Name != "regcred" || len(p.spec.Tolerations) != 1 || len(p.spec.NodeSelector) != 1 {
+			t.Errorf("%s pod: affinity %v, priorityClassName %q, imagePullSecrets %v, tolerations %v, nodeSelector %v: want the all-on values", p.name, p.spec.Affinity, p.spec.PriorityClassName, p.spec.ImagePullSecrets, p.spec.Tolerations, p.spec.NodeSelector)
+		}
+	}
+	if pod.Affinity.NodeAffinity == nil || gw.Affinity.PodAntiAffinity == nil {
+		t.Errorf("affinities: agent %+v, gateway %+v", pod.Affinity, gw.Affinity)
+	}
+	get(t, objs, "ServiceMonitor", "rel-ortel-gateway")
+	get(t, objs, "PrometheusRule", "rel-ortel")
+	get(t, objs, "ConfigMap", "rel-ortel-dashboard")
 }
 
 // TestChartDiscoverOff: with discover off the agent gets no discovery
@@ -359,6 +458,10 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{"pid not a number", "agent:\n  pids: [\"all\"]\n", "pids"},
 		{"discover not a boolean", "agent:\n  discover: \"yes\"\n", "discover"},
 		{"bad discover interval", "agent:\n  discoverInterval: often\n", "discoverInterval"},
+		{"pull secret not an object", "gateway:\n  imagePullSecrets: [regcred]\n", "imagePullSecrets"},
+		{"health port out of range", "agent:\n  health:\n    port: 70000\n", "port"},
+		{"misspelt probe field", "gateway:\n  health:\n    livenessProbe:\n      periodSecond: 5\n", "periodSecond"},
+		{"bad monitor interval", "serviceMonitor:\n  interval: soon\n", "interval"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,23 +23,11 @@ const MinTokenLength = 16
 // ("8080" or ":8080") is 127.0.0.1:PORT. A host that is not loopback needs
 // allowRemote and a token CheckToken accepts.
 func ResolveAddr(addr string, allowRemote bool, token string) (string, error) {
-	a := strings.TrimSpace(addr)
-	if a == "" {
-		return "", fmt.Errorf("live view address is empty: want PORT or HOST:PORT")
-	}
-	if _, err := strconv.Atoi(a); err == nil {
-		a = ":" + a
-	}
-	host, port, err := net.SplitHostPort(a)
+	a, err := ListenAddr(addr)
 	if err != nil {
-		return "", fmt.Errorf("live view address %q: want PORT or HOST:PORT", addr)
+		return "", fmt.Errorf("live view address %w", err)
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return "", fmt.Errorf("live view address %q: port %q is not a number from 0 to 65535", addr, port)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
+	host, port, _ := net.SplitHostPort(a)
 	if !isLoopback(host) {
 		if !allowRemote {
 			return "", fmt.Errorf("live view address %q is not loopback: add --ui-allow-remote and a --ui-token to serve it beyond this machine", addr)
@@ -50,6 +38,30 @@ func ResolveAddr(addr string, allowRemote bool, token string) (string, error) {
 		if err := CheckToken(token); err != nil {
 			return "", fmt.Errorf("live view address %q is not loopback: --ui-token: %w", addr, err)
 		}
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// ListenAddr turns a listen flag's value into an address for net.Listen: a
+// bare port ("8080" or ":8080") is 127.0.0.1:PORT, so a local listener binds
+// to loopback unless its host is given. The error names the value.
+func ListenAddr(addr string) (string, error) {
+	a := strings.TrimSpace(addr)
+	if a == "" {
+		return "", fmt.Errorf("is empty: want PORT or HOST:PORT")
+	}
+	if _, err := strconv.Atoi(a); err == nil {
+		a = ":" + a
+	}
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return "", fmt.Errorf("%q: want PORT or HOST:PORT", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("%q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	if host == "" {
+		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port), nil
 }

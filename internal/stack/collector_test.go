@@ -60,6 +60,7 @@ func TestCollectorListensOnLoopbackByDefault(t *testing.T) {
 	listeners := map[string]bool{
 		"OTELCOL_GRPC_ENDPOINT": false, "OTELCOL_HTTP_ENDPOINT": false,
 		"OTELCOL_PROMETHEUS_ENDPOINT": false, "OTELCOL_TELEMETRY_HOST": false,
+		"OTELCOL_HEALTH_ENDPOINT": false,
 	}
 	for _, m := range envRefRe.FindAllStringSubmatch(string(text), -1) {
 		name, def := m[1], m[2]

@@ -1,7 +1,6 @@
 package stack
 
 import (
-	"bufio"
 	"os"
 	"path"
 	"path/filepath"
@@ -64,39 +63,12 @@ func TestComposeImagesPinned(t *testing.T) {
 	}
 }
 
-// dockerfileImages returns the base images of a Dockerfile's FROM lines,
-// leaving out references to earlier stages.
+// dockerfileImages returns the base images of a Dockerfile (DockerfileImages).
 func dockerfileImages(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
+	images, err := DockerfileImages(path)
 	if err != nil {
 		t.Fatalf("the compose file builds an image but: %v", err)
-	}
-	defer f.Close()
-	var images []string
-	stages := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || !strings.EqualFold(fields[0], "FROM") {
-			continue
-		}
-		args := slices.DeleteFunc(fields[1:], func(s string) bool { return strings.HasPrefix(s, "--") })
-		if len(args) == 0 {
-			continue
-		}
-		if !stages[strings.ToLower(args[0])] {
-			images = append(images, args[0])
-		}
-		if len(args) == 3 && strings.EqualFold(args[1], "AS") {
-			stages[strings.ToLower(args[2])] = true
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(images) == 0 {
-		t.Fatalf("%s has no FROM line", path)
 	}
 	return images
 }

@@ -16,6 +16,13 @@ type Dashboard struct {
 	Templating struct {
 		List []Variable `json:"list"`
 	} `json:"templating"`
+	Links []Link `json:"links"`
+}
+
+// Link is one of the dashboard's links.
+type Link struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
 }
 
 // Panel is one dashboard panel; a row panel holds collapsed panels.

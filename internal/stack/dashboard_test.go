@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -124,13 +126,13 @@ func TestDashboardCoversTheIssue(t *testing.T) {
 func TestDashboardStructure(t *testing.T) {
 	var ds struct {
 		Datasources []struct {
-			UID string `yaml:"uid"`
+			Type string `yaml:"type"`
 		} `yaml:"datasources"`
 	}
 	readYAML(t, filepath.Join(repoRoot(t), ProvisioningDir, "datasources", "datasources.yaml"), &ds)
-	uids := map[string]bool{"": true} // "" = the panel's or the default data source
+	types := map[string]bool{}
 	for _, d := range ds.Datasources {
-		uids[d.UID] = true
+		types[d.Type] = true
 	}
 	dashUIDs := map[string]string{}
 	for _, f := range dashboardFiles(t) {
@@ -146,19 +148,49 @@ func TestDashboardStructure(t *testing.T) {
 				t.Errorf("uid %q also used by %s", d.UID, prev)
 			}
 			dashUIDs[d.UID] = f
+			// Data sources are chosen through datasource variables, so the
+			// dashboard fits any Grafana (the Helm chart's ConfigMap for the
+			// sidecar included): a reference is "" (the panel's) or
+			// ${variable} of a variable of its type.
+			dsVars := map[string]string{}
+			for _, v := range d.Templating.List {
+				if v.Type == "datasource" {
+					var typ string
+					if err := json.Unmarshal(v.Query, &typ); err != nil || !types[typ] {
+						t.Errorf("datasource variable %s: query %s is not a provisioned data source type", v.Name, v.Query)
+					}
+					dsVars[v.Name] = typ
+				}
+			}
+			checkRef := func(where string, ds Datasource) {
+				if ds.UID == "" {
+					return
+				}
+				name, ok := strings.CutPrefix(ds.UID, "${")
+				name, ok2 := strings.CutSuffix(name, "}")
+				if !ok || !ok2 {
+					t.Errorf("%s hard-codes data source uid %q: use a datasource variable", where, ds.UID)
+				} else if typ, known := dsVars[name]; !known || typ != ds.Type {
+					t.Errorf("%s uses %s, which is no datasource variable of type %q", where, ds.UID, ds.Type)
+				}
+			}
+			for _, v := range d.Templating.List {
+				checkRef("variable "+v.Name, v.Datasource)
+			}
+			for _, l := range d.Links {
+				if strings.Contains(l.URL, "://") {
+					t.Errorf("link %q goes to %s, a fixed address: link through a data source variable", l.Title, l.URL)
+				}
+			}
 			ids := map[int]bool{}
 			for _, p := range d.AllPanels() {
 				if ids[p.ID] {
 					t.Errorf("panel id %d used twice", p.ID)
 				}
 				ids[p.ID] = true
-				if !uids[p.Datasource.UID] {
-					t.Errorf("panel %q uses data source uid %q, which is not provisioned", p.Title, p.Datasource.UID)
-				}
+				checkRef(fmt.Sprintf("panel %q", p.Title), p.Datasource)
 				for _, tg := range p.Targets {
-					if !uids[tg.Datasource.UID] {
-						t.Errorf("panel %q query %s uses data source uid %q, which is not provisioned", p.Title, tg.RefID, tg.Datasource.UID)
-					}
+					checkRef(fmt.Sprintf("panel %q query %s", p.Title, tg.RefID), tg.Datasource)
 				}
 				if p.Type != "row" && len(p.Targets) == 0 {
 					t.Errorf("panel %q has no queries", p.Title)

@@ -89,6 +89,7 @@ var ComponentTypes = map[string]string{
 	"go.opentelemetry.io/collector/exporter/debugexporter":                                     "debug",
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter":    "prometheus",
 	"github.com/open-telemetry/opentelemetry-collector-contrib/connector/spanmetricsconnector": "span_metrics",
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension": "health_check",
 }
 
 // Types returns, per kind, the sorted component types the manifest builds,

@@ -3,6 +3,7 @@ package stack
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -11,7 +12,17 @@ import (
 const (
 	RulesFile     = "otelcol-config/rules/ortel.yaml"
 	RuleTestsFile = "otelcol-config/rules/tests/ortel_test.yaml"
+	// RunbooksFile holds one section per alert, which the alert's
+	// runbook_url annotation links (RunbookURL).
+	RunbooksFile = "docs/runbooks.md"
 )
+
+// RunbookURL is the runbook_url an alert carries: its section of
+// RunbooksFile on the repository's main branch (GitHub's anchor of a
+// heading made of letters is the heading in lower case).
+func RunbookURL(alert string) string {
+	return "https://github.com/ortel-dev/ortel/blob/main/" + RunbooksFile + "#" + strings.ToLower(alert)
+}
 
 // RuleGroups is a Prometheus rules file: groups of recording and alerting
 // rules.
@@ -19,9 +30,11 @@ type RuleGroups struct {
 	Groups []struct {
 		Name  string `yaml:"name"`
 		Rules []struct {
-			Record string `yaml:"record"`
-			Alert  string `yaml:"alert"`
-			Expr   string `yaml:"expr"`
+			Record      string            `yaml:"record"`
+			Alert       string            `yaml:"alert"`
+			Expr        string            `yaml:"expr"`
+			Labels      map[string]string `yaml:"labels"`
+			Annotations map[string]string `yaml:"annotations"`
 		} `yaml:"rules"`
 	} `yaml:"groups"`
 }

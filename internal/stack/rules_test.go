@@ -91,15 +91,7 @@ func TestAlertRulesReadRealSeries(t *testing.T) {
 	if err := LoadYAML(filepath.Join(repoRoot(t), RulesFile), &rules); err != nil {
 		t.Fatal(err)
 	}
-	known := map[string]bool{"up": true}
-	for _, m := range semconv.Metrics {
-		for _, s := range MetricSeries(m) {
-			known[s] = true
-		}
-	}
-	for _, n := range collectorOwnMetrics {
-		known[n] = true
-	}
+	known := knownSeries("up")
 	for _, g := range rules.Groups {
 		for _, r := range g.Rules {
 			if r.Record != "" {
@@ -121,4 +113,19 @@ func TestAlertRulesReadRealSeries(t *testing.T) {
 			}
 		}
 	}
+}
+
+// knownSeries is every registered metric's Prometheus series, the
+// collector's own counters the rules read, and extra.
+func knownSeries(extra ...string) map[string]bool {
+	known := map[string]bool{}
+	for _, m := range semconv.Metrics {
+		for _, s := range MetricSeries(m) {
+			known[s] = true
+		}
+	}
+	for _, n := range append(slices.Clone(collectorOwnMetrics), extra...) {
+		known[n] = true
+	}
+	return known
 }

@@ -188,11 +188,11 @@ func (r *Receiver) observeGPU(o metric.Observer, g *gpu, s *sample) {
 		}
 	}
 	for pid, bytes := range s.procMemory {
-		i64(in.procMemory, some(bytes), a.procMemory[pid])
+		i64(in.procMemory, some(bytes), s.procSets[pid].memory)
 	}
 	for pid, u := range s.procUtil {
 		for task := range u {
-			f64(in.procUtil, some(u[task]), a.procUtil[pid][task])
+			f64(in.procUtil, some(u[task]), s.procSets[pid].util[task])
 		}
 	}
 	for m := range s.gpm {

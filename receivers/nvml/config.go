@@ -19,8 +19,9 @@ func (f optionFunc) apply(c *config) { f(c) }
 const DefaultTimeout = 250 * time.Millisecond
 
 type config struct {
-	procfs.Config // its root is unused: NVML reads no files
+	procfs.Config // its root holds the /proc/PID/cgroup files WithAllProcesses reads
 	pids          []int
+	allProcs      bool // WithAllProcesses
 	timeout       time.Duration
 	platform      platformConfig // the NVML library, where there is one
 

@@ -50,6 +50,7 @@ type sample struct {
 	ecc                                        [2]opt[int64] // corrected, uncorrected
 	procMemory                                 map[int]int64
 	procUtil                                   map[int][3]float64 // general, encoder, decoder
+	procSets                                   map[int]procSet    // the attribute sets of each process above
 	gpm                                        [len(gpmMetrics)]opt[float64]
 }
 
@@ -225,6 +226,7 @@ type gpu struct {
 	pcieTotal    [2]uint64
 	throughputAt time.Time
 	procTS       uint64
+	procs        map[int]procSet // WithAllProcesses: the sets of the processes seen; the reading goroutine's own
 	gpm          *gpmState
 
 	mu          sync.Mutex // guards the fields below
@@ -598,6 +600,9 @@ func (g *gpu) readProcesses(r *Receiver, s *sample) {
 	if r.inst.procMemory == nil && r.inst.procUtil == nil {
 		return
 	}
+	if r.cfg.allProcs {
+		defer g.forgetProcesses(s)
+	}
 	running := map[int]bool{}
 	if !g.skip[rProcesses] {
 		procs, ret := g.dev.GetComputeRunningProcesses()
@@ -606,7 +611,7 @@ func (g *gpu) readProcesses(r *Receiver, s *sample) {
 		}
 		for _, p := range procs {
 			pid := int(p.Pid)
-			if _, wanted := g.attrs.procMemory[pid]; !wanted {
+			if !g.wantProcess(r, s, pid) {
 				continue
 			}
 			running[pid] = true
@@ -632,14 +637,14 @@ func (g *gpu) readProcesses(r *Receiver, s *sample) {
 	for _, p := range samples {
 		g.procTS = max(g.procTS, p.TimeStamp)
 		pid := int(p.Pid)
-		if _, wanted := g.attrs.procUtil[pid]; !wanted {
+		if !g.wantProcess(r, s, pid) {
 			continue
 		}
 		if prev, ok := latest[pid]; !ok || p.TimeStamp >= prev.TimeStamp {
 			latest[pid] = p
 		}
 	}
-	for pid := range g.attrs.procUtil {
+	for pid := range s.procSets { // the wanted processes running or sampled
 		p, sampled := latest[pid]
 		if !sampled && !running[pid] {
 			continue // not on this GPU

@@ -65,3 +65,52 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- toJson (sortAlpha (keys .Values.gateway.headers.values)) -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The scheduling fields of a pod spec from a component's values (agent or gateway). */}}
+{{- define "ortel.scheduling" -}}
+{{- with .nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .priorityClassName }}
+priorityClassName: {{ . | quote }}
+{{- end }}
+{{- with .imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* Labels of the monitoring objects: the chart's, plus the ones given (pass (list $ extraLabels)). */}}
+{{- define "ortel.monitoringLabels" -}}
+{{- include "ortel.labels" (index . 0) }}
+{{- with index . 1 }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* The two scrape endpoints of a gateway pod, for a ServiceMonitor or PodMonitor (pass the interval). */}}
+{{- define "ortel.scrapeEndpoints" -}}
+# ortel's metrics and the span metrics: keep the job and instance labels
+# the exporter sets from each sender's service.name and service.instance.id.
+- port: prom-metrics
+  path: /metrics
+  interval: {{ . }}
+  honorLabels: true
+# The collector's own metrics, under the job the alert rules query.
+- port: telemetry
+  path: /metrics
+  interval: {{ . }}
+  relabelings:
+    - action: replace
+      targetLabel: job
+      replacement: otelcol-internal
+{{- end -}}
