@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -22,7 +21,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/liveview"
 )
 
-const topUsage = `Usage:
+const topIntro = `Usage:
   ortel top [flags] [ADDR]
 
 A terminal view of a live view (ortel bench --ui, ortel agent --ui): run
@@ -30,33 +29,34 @@ latency percentiles, throughput, errors, SLA, phase, hardware and the top
 operators, refreshed 4 times a second. It fits the terminal and follows its
 size; q quits. ADDR is what --ui was given: PORT or HOST:PORT
 (default 127.0.0.1:9770).
+`
 
-Flags:
-  --interval D   refresh period (default 250ms)
-  --token T      the live view's token (default: ORTEL_UI_TOKEN)
-  --once         print one frame and exit (no terminal needed)
-
+const topOutro = `
 Examples:
   ortel bench --ui 9770 paddleocr-det &   ortel top
   ortel top 127.0.0.1:9000
 `
 
 func topCommand() *command {
-	return &command{name: "top", summary: "watch a live view (bench --ui, agent --ui) in the terminal", usage: topUsage, run: runTop}
+	return &command{name: "top", summary: "watch a live view (bench --ui, agent --ui) in the terminal",
+		intro: topIntro, outro: topOutro, new: func() action { return new(topAction) }}
 }
 
-func runTop(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("top", flag.ContinueOnError)
-	var interval time.Duration
-	var token string
-	var once bool
-	fs.DurationVar(&interval, "interval", 250*time.Millisecond, "")
-	fs.StringVar(&token, "token", "", "")
-	fs.BoolVar(&once, "once", false, "")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
+// topAction is one ortel top.
+type topAction struct {
+	interval time.Duration
+	token    string
+	once     bool
+}
+
+func (a *topAction) flags(fs *flagSet) {
+	fs.durationFlag(&a.interval, "interval", "D", 250*time.Millisecond, "refresh period (default 250ms)")
+	fs.stringFlag(&a.token, "token", "T", "", "the live view's token (default: ORTEL_UI_TOKEN)")
+	fs.boolFlag(&a.once, "once", false, "print one frame and exit (no terminal needed)")
+}
+
+func (a *topAction) run(ctx context.Context, e *env, pos []string) error {
+	interval, token, once := a.interval, a.token, a.once
 	if len(pos) > 1 {
 		return usagef("top takes at most one ADDR, got %d arguments", len(pos))
 	}
@@ -254,7 +254,31 @@ func topFrame(s liveview.Snapshot, p99s []float64, base string, w, h int, fetchE
 	if len(p99s) > 1 {
 		add("p99      %s", spark(p99s, w-9))
 	}
-	hw := s.Hardware
+	lines = append(lines, topHardware(s.Hardware)...)
+	if len(s.Operators) > 0 && len(lines) < h-2 {
+		add("operators (profiled)")
+		for _, o := range s.Operators {
+			if len(lines) >= h-1 {
+				break
+			}
+			add("  %-20s %8d runs  %s", o.OpType, o.Count, topDur(&o.TotalSeconds))
+		}
+	}
+	// Fit: the last line says how to quit; nothing wider than w.
+	if len(lines) > h-1 {
+		lines = lines[:max(h-1, 0)]
+	}
+	lines = append(lines, "q quits")
+	for i, l := range lines {
+		lines[i] = clip(l, w)
+	}
+	return lines
+}
+
+// topHardware is the frame's hardware lines: those the snapshot has.
+func topHardware(hw liveview.Hardware) []string {
+	var lines []string
+	add := func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }
 	if hw.CPUUtilization != nil {
 		l := fmt.Sprintf("cpu      %5.1f%% %s", *hw.CPUUtilization*100, bar(*hw.CPUUtilization, 20))
 		if hw.ProcessCPUUtilization != nil {
@@ -288,23 +312,6 @@ func topFrame(s liveview.Snapshot, p99s []float64, base string, w, h int, fetchE
 			l += "  memory " + topBytes(*hw.GPUMemoryUsedBytes)
 		}
 		add("%s", l)
-	}
-	if len(s.Operators) > 0 && len(lines) < h-2 {
-		add("operators (profiled)")
-		for _, o := range s.Operators {
-			if len(lines) >= h-1 {
-				break
-			}
-			add("  %-20s %8d runs  %s", o.OpType, o.Count, topDur(&o.TotalSeconds))
-		}
-	}
-	// Fit: the last line says how to quit; nothing wider than w.
-	if len(lines) > h-1 {
-		lines = lines[:max(h-1, 0)]
-	}
-	lines = append(lines, "q quits")
-	for i, l := range lines {
-		lines[i] = clip(l, w)
 	}
 	return lines
 }
