@@ -20,8 +20,8 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/ortel-dev/ortel/instrument/spanbatch"
-	"github.com/ortel-dev/ortel/internal/otlptest"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/otlptest"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // Real-model benchmarks (DESIGN.md budgets). They run both sides in one

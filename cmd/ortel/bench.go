@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/instrument/views"
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/liveview"
 	"github.com/ortel-dev/ortel/internal/models"
-	"github.com/ortel-dev/ortel/internal/ortenv"
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
@@ -412,7 +412,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	if _, err := ortenv.Init(); err != nil {
+	if _, err := ortlib.Init(); err != nil {
 		return err
 	}
 
@@ -509,7 +509,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return errors.Join(benchErr, errors.New(telemetryCounts(tel.Stats())), telemetryOutcome(e, "bench", tel, shutdownErr))
 	}
 	rep.Tool = report.Tool{Name: "ortel", Version: version}
-	rep.Runtime.LibraryPath, _ = ortenv.Init()
+	rep.Runtime.LibraryPath, _ = ortlib.Init()
 	st := tel.Stats()
 	rep.Telemetry = report.Telemetry{
 		Mode:          tel.Resolved.Mode,

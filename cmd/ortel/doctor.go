@@ -14,10 +14,10 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/internal/attach"
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/models"
-	"github.com/ortel-dev/ortel/internal/ortenv"
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
@@ -138,7 +138,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var d doctorReport
-	if p, err := ortenv.Init(); err != nil {
+	if p, err := ortlib.Init(); err != nil {
 		d.ORT.Error = err.Error()
 	} else {
 		d.ORT.Found, d.ORT.Path, d.ORT.Version = true, p, ort.GetVersion()

@@ -13,9 +13,9 @@ import (
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/views"
-	"github.com/ortel-dev/ortel/internal/otlpjson"
 	"github.com/ortel-dev/ortel/internal/profimport"
 	"github.com/ortel-dev/ortel/internal/telemetry"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
 	"github.com/ortel-dev/ortel/semconv"
 )
 

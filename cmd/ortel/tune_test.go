@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // shellWords splits a command line the way a POSIX shell splits words made

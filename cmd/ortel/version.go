@@ -9,7 +9,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/ortel-dev/ortel/instrument"
-	"github.com/ortel-dev/ortel/internal/ortenv"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 )
 
 func versionCommand() *command {
@@ -34,7 +34,7 @@ the ONNX Runtime library it finds (or why it finds none).
 			fmt.Fprintf(e.stdout, "ortel %s\n", version)
 			fmt.Fprintf(e.stdout, "instrument %s\n", instrument.Version())
 			fmt.Fprintf(e.stdout, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			if p, err := ortenv.Init(); err != nil {
+			if p, err := ortlib.Init(); err != nil {
 				fmt.Fprintf(e.stdout, "onnxruntime: not loaded: %v\n", err)
 			} else {
 				fmt.Fprintf(e.stdout, "onnxruntime %s (%s)\n", ort.GetVersion(), p)

@@ -18,8 +18,8 @@ import (
 
 	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/testenv"
 	"github.com/ortel-dev/ortel/semconv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // dynModel writes the dynamic-batch synthetic model: input "x" [batch, 64].

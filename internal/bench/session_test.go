@@ -10,7 +10,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/ortel-dev/ortel/instrument/ortlib"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestRunSessionOptionsOnDet: PaddleOCR det at a small input size with

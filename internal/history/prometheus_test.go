@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // writeOpenMetrics writes 72 hours of a service's run-duration histogram,

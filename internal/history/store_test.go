@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/analysis"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // storeKind opens fresh, empty stores of one kind.

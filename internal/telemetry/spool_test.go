@@ -12,8 +12,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
 	"github.com/ortel-dev/ortel/semconv"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 func deadAddr(t *testing.T) string {
