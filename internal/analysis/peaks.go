@@ -20,6 +20,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/atomicfile"
 	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // Peak sources of report.Peaks.
@@ -56,7 +57,7 @@ func peakMethod(steps []bandwidthStep) string {
 		if _, ok := sets[s.level]; !ok {
 			names = append(names, s.level)
 		}
-		ws := bytesStr(float64(s.workingSet()))
+		ws := units.Bytes(s.workingSet())
 		if !slices.Contains(sets[s.level], ws) {
 			sets[s.level] = append(sets[s.level], ws)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // Config is what to bench and how.
@@ -652,7 +653,7 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 	res, err := searchPeak(ctx, start, searchFloor(sla), cfg.MaxTrials, trial)
 	if res != nil && !res.Found && b.warmMed > sla.Threshold.Seconds() {
 		res.Note += fmt.Sprintf("; a single request already takes longer than the SLA allows (warm-up median %s over %s), so no rate can meet it on this machine now",
-			time.Duration(b.warmMed*float64(time.Second)).Round(time.Microsecond), sla.Threshold)
+			units.Duration(b.warmMed), sla.Threshold)
 	}
 	return res, err
 }
@@ -661,7 +662,7 @@ func observed(r report.SLAResult) string {
 	if r.ObservedS == nil {
 		return "a failed request"
 	}
-	return time.Duration(*r.ObservedS * float64(time.Second)).Round(time.Microsecond).String()
+	return units.Duration(*r.ObservedS)
 }
 
 // sweep measures every batch size: the first in the main phase's place,

@@ -15,6 +15,7 @@ import (
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // Names of a decoder's inputs and outputs in the Hugging Face/Optimum ONNX
@@ -519,7 +520,7 @@ func (b *bench) generation(ctx context.Context) (*report.Report, error) {
 			return nil, err
 		}
 		opt.encoderStates = enc.states
-		statesFrom = fmt.Sprintf("output of encoder %s on seeded %s (one run, %s)", filepath.Base(cfg.EncoderPath), enc.input, enc.took.Round(time.Microsecond))
+		statesFrom = fmt.Sprintf("output of encoder %s on seeded %s (one run, %s)", filepath.Base(cfg.EncoderPath), enc.input, units.Duration(enc.took.Seconds()))
 	}
 	d, err := describeDecoder(cfg.ModelPath, m.inputs, m.outputs, opt)
 	if err != nil {

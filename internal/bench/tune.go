@@ -18,6 +18,7 @@ import (
 	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // Tune asks bench for a tuning sweep (--tune): every combination of graph
@@ -419,8 +420,7 @@ func (b *bench) tuneOpen(ctx context.Context, e *tuneEntry, inputs *Inputs) erro
 		return fmt.Errorf("first run: %w", err)
 	}
 	e.row.FirstRunS = time.Since(t0).Seconds()
-	cfg.progress("  %s: session %s, first run %s", e.row.Label, time.Duration(e.row.CreationS*1e9).Round(time.Microsecond),
-		time.Duration(e.row.FirstRunS*1e9).Round(time.Microsecond))
+	cfg.progress("  %s: session %s, first run %s", e.row.Label, units.Duration(e.row.CreationS), units.Duration(e.row.FirstRunS))
 	// --warmup N, or --warmup auto until steady (a labelled warm-up leaves
 	// the report's warm-up section alone).
 	_, err = b.warmup(ctx, e.wl.run, e.row.FirstRunS, " "+e.row.Label)

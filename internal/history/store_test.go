@@ -16,12 +16,12 @@ import (
 type storeKind struct {
 	name string
 	// location returns where a new, empty store lives.
-	location func(t *testing.T) string
+	location func(t testing.TB) string
 }
 
 // storeKinds returns SQLite and a real PostgreSQL server started for the
 // test (skipped locally, failed under CI, when PostgreSQL is missing).
-func storeKinds(t *testing.T) []storeKind {
+func storeKinds(t testing.TB) []storeKind {
 	var pg *testenv.Postgres
 	missing := testenv.PostgresMissing()
 	if missing == "" {
@@ -29,8 +29,8 @@ func storeKinds(t *testing.T) []storeKind {
 	}
 	n := 0
 	return []storeKind{
-		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "sub", "history.db") }},
-		{"postgres", func(t *testing.T) string {
+		{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "sub", "history.db") }},
+		{"postgres", func(t testing.TB) string {
 			if pg == nil {
 				testenv.Missing(t, "%s", missing)
 			}
