@@ -11,6 +11,7 @@ import (
 
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/telemetry"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 const agentIntro = `Usage:
@@ -199,7 +200,7 @@ func peakRSS() string {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return "unknown"
 	}
-	return fmt.Sprintf("%.1f MB", float64(ru.Maxrss)/1024) // Linux reports KiB
+	return units.Bytes(ru.Maxrss * 1024) // Linux reports KiB
 }
 
 // statusOf is why source is not available, from the set's statuses.

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ortel-dev/ortel/internal/liveview"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 const topIntro = `Usage:
@@ -242,7 +243,7 @@ func topFrame(s liveview.Snapshot, p99s []float64, base string, w, h int, fetchE
 	if s.SLA != nil {
 		v := "no runs in the window"
 		if s.SLA.Compliance != nil {
-			v = fmt.Sprintf("%.1f%% at or under", *s.SLA.Compliance*100)
+			v = units.Percent(*s.SLA.Compliance, 1) + " at or under"
 			if s.SLA.Met != nil && *s.SLA.Met {
 				v += ", met"
 			} else {
@@ -354,19 +355,12 @@ func spark(v []float64, w int) string {
 	return b.String()
 }
 
+// topDur is a latency in seconds, "-" when there is none.
 func topDur(s *float64) string {
 	if s == nil {
 		return "-"
 	}
-	return time.Duration(*s * float64(time.Second)).Round(time.Microsecond).String()
+	return units.Duration(*s)
 }
 
-func topBytes(b float64) string {
-	u := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for b >= 1024 && i < len(u)-1 {
-		b /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %s", b, u[i])
-}
+func topBytes(b float64) string { return units.Bytes(int64(b)) }
