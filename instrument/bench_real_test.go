@@ -26,7 +26,7 @@ import (
 	"github.com/ortel-dev/ortel/test/testenv"
 )
 
-// Real-model benchmarks (DESIGN.md budgets). They run both sides in one
+// Real-model benchmarks (docs/ARCHITECTURE.md, "Budgets"). They run both sides in one
 // invocation, interleaved in blocks, and report medians over the blocks:
 //
 //	go test -run '^$' -bench 'VAD|Det' -benchtime 200x ./instrument/
