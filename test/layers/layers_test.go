@@ -2,8 +2,6 @@ package layers
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -14,9 +12,10 @@ const module = "github.com/ortel-dev/ortel/"
 // the OpenTelemetry SDK packages its non-test files import.
 func imports(t *testing.T) map[string][]string {
 	t.Helper()
+	// go test puts its own toolchain first on the PATH of the tests.
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("the go command is needed to list the packages: %v", err)
 	}
 	cmd := exec.Command(goBin, "list", "-e", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "github.com/ortel-dev/ortel/...")
 	out, err := cmd.Output()
