@@ -82,7 +82,7 @@ fuzz:
 	    echo "fuzz $$t $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$t; \
 	  done; done
 
-## bench: the performance budgets of DESIGN.md, each against its peer
+## bench: the performance budgets of docs/ARCHITECTURE.md ("Budgets"), each against its peer
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/... ./cmd/ortel/ ./internal/attach/
 
@@ -90,7 +90,7 @@ bench: setup
 IMPORT_BENCH_SIZE ?= 1073741824
 bench-import:
 	$(GO) build -o $(BIN)/ortel ./cmd/ortel
-	$(GO) build -o $(BIN)/bench-import ./internal/profimport/cmd/bench-import
+	$(GO) build -o $(BIN)/bench-import ./test/benchimport
 	$(BIN)/bench-import -size $(IMPORT_BENCH_SIZE) -ortel $(BIN)/ortel -dir $(CURDIR)/.cache/bench-import
 
 ## collector: build the local OpenTelemetry Collector from otelcol-config/ (cached)
@@ -108,7 +108,7 @@ e2e: setup build collector
 ## faults: a Silero VAD bench through a collector stopped for 7s and frozen for 20s loses no span after ortel replay (logs in out/faults/);
 ## then 200 SIGKILLs of the agent and a bench while they write their spool and files, and a full disk freed again: every whole record arrives once after replay, nothing damaged is sent, every exit's counts add up (logs in out/crashes/; needs root for the tmpfs)
 faults: setup build collector
-	$(GO) test -tags e2e -count=1 -timeout 25m -v -run '^(TestFaults|TestCrashes)$$' ./internal/e2e/
+	$(GO) test -tags e2e -count=1 -timeout 25m -v -run '^(TestFaults|TestCrashes)$$' ./test/e2e/
 
 ## capacity: how many nodes one gateway replica serves, with simulated node agents (about 10 min; not in make test): out/capacity/results.md
 CAPACITY_FLAGS ?=

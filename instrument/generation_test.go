@@ -18,8 +18,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/internal/onnxgen"
-	"github.com/ortel-dev/ortel/internal/testenv"
 	"github.com/ortel-dev/ortel/semconv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // histPoint returns the single data point of a float64 histogram.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ortel-dev/ortel/instrument/internal/ortapi"
 	"github.com/ortel-dev/ortel/instrument/ortlib"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 const envChild = "ORTEL_TEST_ORT_CHILD"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs ortel's end-to-end test (internal/e2e, build tag e2e): a collector
+# Runs ortel's end-to-end test (test/e2e, build tag e2e): a collector
 # built from otelcol-config/builder-config.yaml and Debian's Prometheus on
 # free loopback ports, `ortel bench` on a real model exporting OTLP to the
 # collector, then checks on what Prometheus scraped and what spans left the
@@ -8,7 +8,7 @@
 #   scripts/e2e.sh            (make e2e: builds bin/ortel first)
 #
 # Environment: ORTEL_E2E_CMD, ORTEL_E2E_RUNS, ORTEL_E2E_PROFILED_RUNS,
-# ORTEL_E2E_OUT (see internal/e2e/doc.go); ORTEL_E2E_TIMEOUT bounds the Go
+# ORTEL_E2E_OUT (see test/e2e/doc.go); ORTEL_E2E_TIMEOUT bounds the Go
 # test (default 20m; the collector is built before it starts).
 set -euo pipefail
 
@@ -27,7 +27,7 @@ if [ -z "${ORTEL_E2E_CMD:-}" ] && [ ! -x bin/ortel ]; then
 fi
 
 status=0
-go test -tags e2e -count=1 -timeout "${ORTEL_E2E_TIMEOUT:-20m}" -v -run '^TestEndToEnd$' ./internal/e2e/ || status=$?
+go test -tags e2e -count=1 -timeout "${ORTEL_E2E_TIMEOUT:-20m}" -v -run '^TestEndToEnd$' ./test/e2e/ || status=$?
 if [ "$status" -ne 0 ]; then
   say "FAILED after $(( $(date +%s) - start ))s; logs in ${ORTEL_E2E_OUT:-$here/out/e2e}"
   exit "$status"

@@ -13,7 +13,7 @@ import (
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/ortel-dev/ortel/internal/models"
-	"github.com/ortel-dev/ortel/internal/otlpjson"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
 )
 
 // hostRoot builds a host root for ORTEL_HOST_ROOT from the receivers'

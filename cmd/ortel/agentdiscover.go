@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ortel-dev/ortel/internal/discover"
+	"github.com/ortel-dev/ortel/internal/attach/discover"
 	"github.com/ortel-dev/ortel/receivers/process"
 )
 

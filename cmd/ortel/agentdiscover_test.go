@@ -16,11 +16,11 @@ import (
 
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
-	"github.com/ortel-dev/ortel/internal/discover"
-	"github.com/ortel-dev/ortel/internal/ortenv"
-	"github.com/ortel-dev/ortel/internal/otlptest"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
+	"github.com/ortel-dev/ortel/internal/attach/discover"
 	"github.com/ortel-dev/ortel/receivers/process"
+	"github.com/ortel-dev/ortel/test/otlptest"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // memoryPIDs returns the process.pid values of the process.memory.usage
@@ -54,7 +54,7 @@ func TestAgentDiscoversONNXRuntimeProcesses(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		testenv.Missing(t, "needs Node.js (node) on PATH: %v", err)
 	}
-	mods := filepath.Join(ortenv.CacheDir(), "node", "1.30.0", "node_modules")
+	mods := filepath.Join(ortlib.CacheDir(), "node", "1.30.0", "node_modules")
 	if _, err := os.Stat(filepath.Join(mods, "onnxruntime-node")); err != nil {
 		testenv.Missing(t, "needs onnxruntime-node 1.30.0 (%v): scripts/fetch.sh node", err)
 	}

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/internal/attach"
-	"github.com/ortel-dev/ortel/internal/ortenv"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 func TestAttachUsageErrors(t *testing.T) {
@@ -43,7 +43,7 @@ func TestAttachCommandNode(t *testing.T) {
 		testenv.Missing(t, "attach cannot use eBPF here: %s", st.Reason)
 	}
 	model := testenv.Model(t, "silero_vad_v5.onnx")
-	mods := filepath.Join(ortenv.CacheDir(), "node", "1.30.0", "node_modules")
+	mods := filepath.Join(ortlib.CacheDir(), "node", "1.30.0", "node_modules")
 	if _, err := os.Stat(filepath.Join(mods, "onnxruntime-node")); err != nil {
 		testenv.Missing(t, "needs onnxruntime-node 1.30.0 (%v): scripts/fetch.sh node", err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestBenchGenerateEncoderDecoder drives a decoder laid out as Optimum's

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 func findChromium(t *testing.T) string { return testenv.Chromium(t) }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 // blackHole returns a loopback address that accepts connections and never

@@ -18,10 +18,10 @@ import (
 
 	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 
-	"github.com/ortel-dev/ortel/internal/otlpjson"
-	"github.com/ortel-dev/ortel/internal/otlptest"
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
+	"github.com/ortel-dev/ortel/test/otlptest"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // waitFor waits until cond holds, failing the test after a minute: the

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/internal/attach"
-	"github.com/ortel-dev/ortel/internal/ortenv"
-	"github.com/ortel-dev/ortel/internal/otlptest"
 	"github.com/ortel-dev/ortel/internal/telemetry"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/otlptest"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // captureTelemetry records the configuration each command resolves.
@@ -74,7 +74,7 @@ func TestDoctorDescribesEachCommand(t *testing.T) {
 				"import": {"import", "--model-name", "cls", profile},
 				"replay": {"replay", filepath.Join(dir, "no-such-spool")}, // resolves, then fails on the path
 			}
-			lib, ortErr := ortenv.Init()
+			lib, ortErr := ortlib.Init()
 			if ortErr == nil {
 				runs["bench"] = []string{"bench", chainModel(t), "--runs", "3", "--warmup", "1", "--profile-runs", "0", "--quiet"}
 			}

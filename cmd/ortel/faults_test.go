@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/otlptest"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestBenchOnVADLosesNothingInAnOutage runs a Silero VAD bench exporting

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // ciRun is one CI job's bench of a model: its level (p50 relative to the

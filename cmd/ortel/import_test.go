@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 // TestImportOutputRules: a second import into the same --out is refused

@@ -14,8 +14,8 @@ import (
 
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/liveview"
-	"github.com/ortel-dev/ortel/internal/testenv"
 	"github.com/ortel-dev/ortel/semconv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestTopInTmux runs `ortel top` in an 80x24 tmux pane against a live view

@@ -13,8 +13,8 @@ import (
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/otlptest"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestServiceShutsDownUnderLoad sends requests from four clients, shuts the

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/otlptest"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestPipeline serves a few pages with the real PaddleOCR models and checks

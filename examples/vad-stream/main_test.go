@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 func TestStream(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/internal/onnxgen"
-	"github.com/ortel-dev/ortel/internal/ortenv"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 var msName = regexp.MustCompile(`_\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}_\d{3}\.json$`)
@@ -34,7 +34,7 @@ func TestHelperLoopProfile(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestLoopProfileEveryVersion")
 	}
-	if _, err := ortenv.Init(); err != nil {
+	if _, err := ortlib.Init(); err != nil {
 		t.Fatal(err)
 	}
 	model := filepath.Join(dir, "loop.onnx")
@@ -81,16 +81,16 @@ func TestHelperLoopProfile(t *testing.T) {
 // Loop's siblings) on either version.
 func TestLoopProfileEveryVersion(t *testing.T) {
 	testenv.RequireORT(t)
-	libs, _ := filepath.Glob(filepath.Join(ortenv.CacheDir(), "onnxruntime", "*", "libonnxruntime.so.1"))
+	libs, _ := filepath.Glob(filepath.Join(ortlib.CacheDir(), "onnxruntime", "*", "libonnxruntime.so.1"))
 	if len(libs) == 0 {
-		testenv.Missing(t, "no ONNX Runtime library in the cache %s: run scripts/fetch.sh ort", ortenv.CacheDir())
+		testenv.Missing(t, "no ONNX Runtime library in the cache %s: run scripts/fetch.sh ort", ortlib.CacheDir())
 	}
 	for _, lib := range libs {
 		version := filepath.Base(filepath.Dir(lib))
 		t.Run(version, func(t *testing.T) {
 			dir := t.TempDir()
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLoopProfile$", "-test.count=1")
-			cmd.Env = append(os.Environ(), envLoopDir+"="+dir, ortenv.EnvLibraryPath+"="+lib)
+			cmd.Env = append(os.Environ(), envLoopDir+"="+dir, ortlib.EnvLibraryPath+"="+lib)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("profiling with %s: %v\n%s", lib, err, out)
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // readGz reads every event of a gzip-compressed profile in testdata.

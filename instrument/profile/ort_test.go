@@ -6,7 +6,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // writeProfile runs the PaddleOCR direction classifier runs times in a

@@ -10,7 +10,7 @@ import (
 	"github.com/shirou/gopsutil/v4/cpu"
 	ort "github.com/yalue/onnxruntime_go"
 
-	"github.com/ortel-dev/ortel/internal/ortenv"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
@@ -134,7 +134,7 @@ func basePeaks(ctx context.Context, rep *report.Report, cfg *config, key string,
 // measurePeaks runs the microbenchmark when this is the machine of key,
 // caches the result and returns the cache's (highest) peaks.
 func measurePeaks(ctx context.Context, cfg *config, key string, a *report.Analysis) *report.Peaks {
-	if _, err := ortenv.Init(); err != nil {
+	if _, err := ortlib.Init(); err != nil {
 		a.Notes = append(a.Notes, "no roofline classification: the peak microbenchmark needs ONNX Runtime: "+err.Error())
 		return nil
 	}

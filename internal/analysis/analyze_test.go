@@ -13,7 +13,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 const testCPU = "Test CPU 9000"

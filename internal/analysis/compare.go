@@ -9,6 +9,7 @@ import (
 
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // Verdicts of a comparison.
@@ -267,7 +268,7 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 
 	if cfg.Threshold > 0 {
 		r := &Regression{Threshold: cfg.Threshold}
-		ci := fmt.Sprintf("%s %+.1f%% (%.0f%% CI %+.1f%% to %+.1f%%)", pName, 100*gate.Change, 100*cfg.Confidence, 100*gate.CILow, 100*gate.CIHigh)
+		ci := fmt.Sprintf("%s %s (%s CI %s to %s)", pName, units.Change(gate.Change), units.Percent(cfg.Confidence, 0), units.Change(gate.CILow), units.Change(gate.CIHigh))
 		switch {
 		case c.Verdict == VerdictSlower && gate.Change >= cfg.Threshold:
 			r.Exceeded = true

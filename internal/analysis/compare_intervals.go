@@ -7,6 +7,7 @@ import (
 
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // SLAComparison sets the two runs' SLA checks side by side: each verdict
@@ -84,7 +85,7 @@ func slaText(r *report.SLAResult) string {
 
 // slaName is the SLA in words, e.g. "p99 ≤ 200ms".
 func slaName(r *report.SLAResult) string {
-	return fmt.Sprintf("p%g ≤ %s", r.Percentile, fmtDur(r.ThresholdS))
+	return fmt.Sprintf("p%g ≤ %s", r.Percentile, units.Duration(r.ThresholdS))
 }
 
 // writeIntervalsText renders the order-statistic intervals of the verdict's

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // PlacementDelta compares where the nodes of the two runs' profiled runs
@@ -116,9 +117,9 @@ func writePlacementDelta(w io.Writer, d *PlacementDelta, markdown bool) {
 	for _, r := range d.Providers {
 		parts = append(parts, fmt.Sprintf("%s %d → %d nodes", provName(r.Provider), r.ANodes, r.BNodes))
 	}
-	fb := fmt.Sprintf("CPU fallback %d nodes (%.1f%%) → %d nodes (%.1f%%)", d.AFallbackNodes, 100*d.AFallbackShare, d.BFallbackNodes, 100*d.BFallbackShare)
-	cp := fmt.Sprintf("memory copies %d (%s, %.1f%%) → %d (%s, %.1f%%)", d.ACopyNodes, bytesStr(float64(d.ACopyBytes)), 100*d.ACopyShare,
-		d.BCopyNodes, bytesStr(float64(d.BCopyBytes)), 100*d.BCopyShare)
+	fb := fmt.Sprintf("CPU fallback %d nodes (%s) → %d nodes (%s)", d.AFallbackNodes, units.Percent(d.AFallbackShare, 1), d.BFallbackNodes, units.Percent(d.BFallbackShare, 1))
+	cp := fmt.Sprintf("memory copies %d (%s, %s) → %d (%s, %s)", d.ACopyNodes, units.Bytes(d.ACopyBytes), units.Percent(d.ACopyShare, 1),
+		d.BCopyNodes, units.Bytes(d.BCopyBytes), units.Percent(d.BCopyShare, 1))
 	if markdown {
 		fmt.Fprintf(w, "Execution providers (profiled run, A → B): %s; %s; %s.\n\n", strings.Join(parts, ", "), fb, cp)
 		return

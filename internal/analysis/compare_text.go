@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // TopOpTypeDeltas is how many op types the rendered comparison lists.
@@ -30,7 +32,7 @@ func WriteComparisonText(w io.Writer, c *Comparison) error {
 		if d.Stat == c.Percentile {
 			mark = "← verdict"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%+.1f%%\t%+.1f%%\t%+.1f%%\t%s\t%s\t\n", d.Stat, fmtDur(d.AS), fmtDur(d.BS), 100*d.Change, 100*d.CILow, 100*d.CIHigh, sig, mark)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%+.1f%%\t%+.1f%%\t%+.1f%%\t%s\t%s\t\n", d.Stat, units.Duration(d.AS), units.Duration(d.BS), 100*d.Change, 100*d.CILow, 100*d.CIHigh, sig, mark)
 	}
 	tw.Flush()
 	writeIntervalsText(ew, c)
@@ -51,9 +53,9 @@ func WriteComparisonText(w io.Writer, c *Comparison) error {
 			}
 			ch := "new/gone"
 			if d.Change != nil {
-				ch = fmt.Sprintf("%+.1f%%", 100**d.Change)
+				ch = units.Change(*d.Change)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", d.OpType, fmtDur(d.AS), fmtDur(d.BS), signedDur(d.DeltaS), ch)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", d.OpType, units.Duration(d.AS), units.Duration(d.BS), units.SignedDuration(d.DeltaS), ch)
 		}
 		tw.Flush()
 	}
@@ -76,7 +78,7 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(ew, "A: `%s` (%s, %d samples) · B: `%s` (%s, %d samples)\n\n", c.A.Label, c.A.Model, c.A.Samples, c.B.Label, c.B.Model, c.B.Samples)
 	fmt.Fprintf(ew, "| stat | A | B | change | %.0f%% CI | significant |\n|---|---:|---:|---:|---:|---|\n", 100*c.Confidence)
 	for _, d := range c.Latency {
-		fmt.Fprintf(ew, "| %s | %s | %s | %+.1f%% | %+.1f%% … %+.1f%% | %v |\n", d.Stat, fmtDur(d.AS), fmtDur(d.BS), 100*d.Change, 100*d.CILow, 100*d.CIHigh, d.Significant)
+		fmt.Fprintf(ew, "| %s | %s | %s | %+.1f%% | %+.1f%% … %+.1f%% | %v |\n", d.Stat, units.Duration(d.AS), units.Duration(d.BS), 100*d.Change, 100*d.CILow, 100*d.CIHigh, d.Significant)
 	}
 	writeIntervalsText(ew, c)
 	fmt.Fprintf(ew, "\nThroughput: %.1f → %.1f items/s (%+.1f%%).", c.Throughput.A, c.Throughput.B, 100*c.Throughput.Change)
@@ -90,7 +92,7 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 			if i == TopOpTypeDeltas {
 				break
 			}
-			fmt.Fprintf(ew, "| %s | %s | %s | %s |\n", d.OpType, fmtDur(d.AS), fmtDur(d.BS), signedDur(d.DeltaS))
+			fmt.Fprintf(ew, "| %s | %s | %s | %s |\n", d.OpType, units.Duration(d.AS), units.Duration(d.BS), units.SignedDuration(d.DeltaS))
 		}
 		fmt.Fprintf(ew, "\n")
 	}
@@ -112,13 +114,6 @@ func verdictPhrase(v string) string {
 		return "slower"
 	}
 	return "not significantly different"
-}
-
-func signedDur(s float64) string {
-	if s < 0 {
-		return "-" + fmtDur(-s)
-	}
-	return "+" + fmtDur(s)
 }
 
 type errWriter struct {

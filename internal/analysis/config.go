@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/ortel-dev/ortel/internal/ortenv"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 )
 
 // EnvGridIntensity names the environment variable holding the grid carbon
@@ -67,7 +67,7 @@ func newConfig(opts []Option) *config {
 		c.hostRoot = "/"
 	}
 	if c.cacheDir == "" {
-		c.cacheDir = ortenv.CacheDir()
+		c.cacheDir = ortlib.CacheDir()
 	}
 	if c.tracerProvider == nil {
 		c.tracerProvider = otel.GetTracerProvider()
@@ -98,7 +98,7 @@ func WithMeasurePeaks(on bool) Option { return optionFunc(func(c *config) { c.me
 func WithRemeasurePeaks(on bool) Option { return optionFunc(func(c *config) { c.remeasure = on }) }
 
 // WithCacheDir sets the project cache folder the peaks are cached in
-// (default ortenv.CacheDir(); the cache file is peaks/<machine key>.json).
+// (default ortlib.CacheDir(); the cache file is peaks/<machine key>.json).
 func WithCacheDir(dir string) Option { return optionFunc(func(c *config) { c.cacheDir = dir }) }
 
 // WithGridIntensity sets the grid carbon intensity in gCO2e/kWh (the

@@ -16,10 +16,11 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/internal/atomicfile"
 	"github.com/ortel-dev/ortel/internal/onnxgen"
-	"github.com/ortel-dev/ortel/internal/ortenv"
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // Peak sources of report.Peaks.
@@ -56,7 +57,7 @@ func peakMethod(steps []bandwidthStep) string {
 		if _, ok := sets[s.level]; !ok {
 			names = append(names, s.level)
 		}
-		ws := bytesStr(float64(s.workingSet()))
+		ws := units.Bytes(s.workingSet())
 		if !slices.Contains(sets[s.level], ws) {
 			sets[s.level] = append(sets[s.level], ws)
 		}
@@ -85,11 +86,11 @@ func peakMethod(steps []bandwidthStep) string {
 // long); each part keeps its fastest run, so contention from other
 // processes lowers the result only when it lasts the whole part;
 // SavePeaks keeps the highest measurement. ONNX Runtime is initialized
-// with ortenv.Init when it is not yet. Options other than WithHostRoot are
+// with ortlib.Init when it is not yet. Options other than WithHostRoot are
 // ignored.
 func MeasurePeaks(ctx context.Context, opts ...Option) (report.Peaks, error) {
 	cfg := newConfig(opts)
-	if _, err := ortenv.Init(); err != nil {
+	if _, err := ortlib.Init(); err != nil {
 		return report.Peaks{}, err
 	}
 	caches, cerr := ReadCacheLevels(cfg.hostRoot)
@@ -276,7 +277,7 @@ type cachedPeaks struct {
 }
 
 // PeaksCachePath is where the peaks of machine key are cached under the
-// project cache folder dir (ortenv.CacheDir()): dir/peaks/<key>.json.
+// project cache folder dir (ortlib.CacheDir()): dir/peaks/<key>.json.
 func PeaksCachePath(dir, key string) string {
 	return filepath.Join(dir, "peaks", key+".json")
 }

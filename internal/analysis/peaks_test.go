@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 func TestMeasurePeaksCancelled(t *testing.T) {

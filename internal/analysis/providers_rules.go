@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // Severity thresholds of the cpu-fallback and memcpy-transitions rules
@@ -34,20 +35,20 @@ func ruleFallback(f *Facts) *report.Finding {
 			ops = append(ops, fmt.Sprintf("… %d more", len(fb.ByOpType)-8))
 			break
 		}
-		ops = append(ops, fmt.Sprintf("%s ×%d (%s)", o.OpType, o.Nodes, fmtDur(o.TimeS)))
+		ops = append(ops, fmt.Sprintf("%s ×%d (%s)", o.OpType, o.Nodes, units.Duration(o.TimeS)))
 	}
 	all := make([]string, len(fb.ByOpType))
 	for i, o := range fb.ByOpType {
 		all[i] = fmt.Sprintf("%s:%d", o.OpType, o.Nodes)
 	}
 	detail := fmt.Sprintf("The session asked for %s, but %s ran on CPUExecutionProvider, %s of operator time: %s.",
-		strings.Join(accel, ", "), report.Plural(fb.Nodes, "node"), fmtDur(fb.TimeS), strings.Join(ops, ", "))
+		strings.Join(accel, ", "), report.Plural(fb.Nodes, "node"), units.Duration(fb.TimeS), strings.Join(ops, ", "))
 	if fb.ShapeNodes > 0 {
 		detail += fmt.Sprintf(" Shape arithmetic (nodes with only int64 outputs), which ONNX Runtime keeps on the CPU on purpose, is not counted: %s.", report.Plural(fb.ShapeNodes, "node"))
 	}
 	fd := &report.Finding{
 		Severity: SeverityLow, Impact: fb.Share,
-		Title:  fmt.Sprintf("%d of %d nodes fell back to the CPU (%s of operator time)", fb.Nodes, p.Nodes, pct(fb.Share)),
+		Title:  fmt.Sprintf("%d of %d nodes fell back to the CPU (%s of operator time)", fb.Nodes, p.Nodes, units.Percent(fb.Share, 1)),
 		Detail: detail,
 		Evidence: []report.Evidence{ev("cpu_nodes", float64(fb.Nodes), "{node}"), ev("nodes", float64(p.Nodes), "{node}"),
 			ev("cpu_time_share", fb.Share, "1"), ev("cpu_time", fb.TimeS, "s"), evText("op_types", strings.Join(all, ",")),
@@ -80,10 +81,10 @@ func ruleMemcpy(f *Facts) *report.Finding {
 	kinds := make([]string, 0, len(c.ByKind))
 	counts := map[string]int{}
 	for _, k := range c.ByKind {
-		kinds = append(kinds, fmt.Sprintf("%d %s (%s, %s, %s)", k.Nodes, k.OpType, strings.ReplaceAll(k.Direction, "_", " "), bytesStr(float64(k.Bytes)), fmtDur(k.TimeS)))
+		kinds = append(kinds, fmt.Sprintf("%d %s (%s, %s, %s)", k.Nodes, k.OpType, strings.ReplaceAll(k.Direction, "_", " "), units.Bytes(k.Bytes), units.Duration(k.TimeS)))
 		counts[k.OpType] += k.Nodes
 	}
-	detail := fmt.Sprintf("Per run, %s copy %s between host and device memory: %s.", report.Plural(c.Nodes, "Memcpy node"), bytesStr(float64(c.Bytes)), strings.Join(kinds, "; "))
+	detail := fmt.Sprintf("Per run, %s copy %s between host and device memory: %s.", report.Plural(c.Nodes, "Memcpy node"), units.Bytes(c.Bytes), strings.Join(kinds, "; "))
 	if c.UnknownBytesNodes > 0 {
 		detail += fmt.Sprintf(" The profile gives no size for %d of them.", c.UnknownBytesNodes)
 	}
@@ -108,7 +109,7 @@ func ruleMemcpy(f *Facts) *report.Finding {
 	rec += " The copies of the model's own inputs and outputs are not nodes: bind them in device memory (IO binding) to avoid those too."
 	fd := &report.Finding{
 		Severity: SeverityLow, Impact: c.Share,
-		Title:          fmt.Sprintf("%d Memcpy transitions between providers per run (%s of operator time)", c.Nodes, pct(c.Share)),
+		Title:          fmt.Sprintf("%d Memcpy transitions between providers per run (%s of operator time)", c.Nodes, units.Percent(c.Share, 1)),
 		Detail:         detail,
 		Evidence:       evs,
 		Recommendation: rec,
@@ -143,7 +144,7 @@ func rulePartialOffload(f *Facts) *report.Finding {
 		counts = append(counts, fmt.Sprintf("%d %s", o.Nodes, o.OpType))
 		switch {
 		case i < 8:
-			listed = append(listed, fmt.Sprintf("%s ×%d (%s)", o.OpType, o.Nodes, fmtDur(o.TimeS)))
+			listed = append(listed, fmt.Sprintf("%s ×%d (%s)", o.OpType, o.Nodes, units.Duration(o.TimeS)))
 		case i == 8:
 			listed = append(listed, fmt.Sprintf("… %d more", len(ops)-8))
 		}
@@ -158,7 +159,7 @@ func rulePartialOffload(f *Facts) *report.Finding {
 	return &report.Finding{
 		Severity: severityByShare(share, FallbackMediumShare, FallbackHighShare), Impact: share,
 		Title: fmt.Sprintf("%d of %d nodes ran on %s instead of %s (%s of operator time)", nodes, p.Nodes,
-			strings.Join(providers, " and "), first, pct(share)),
+			strings.Join(providers, " and "), first, units.Percent(share, 1)),
 		Detail: fmt.Sprintf("The session asked for %s first, but it did not take these nodes, and ONNX Runtime gave them to the next provider requested: %s. Each boundary between the two splits the work into smaller pieces (for TensorRT, more and smaller engines).",
 			first, strings.Join(listed, ", ")),
 		Evidence: []report.Evidence{ev("offloaded_nodes", float64(nodes), "{node}"), ev("nodes", float64(p.Nodes), "{node}"),

@@ -9,7 +9,7 @@ import (
 	"github.com/ortel-dev/ortel/instrument/profile"
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // The profiles under testdata/providers are ONNX Runtime profiles of

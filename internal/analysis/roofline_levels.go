@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // profilerResolution is the resolution of ONNX Runtime's profiler
@@ -144,18 +145,18 @@ func (s roofSet) closer(level string, threads int) []report.BandwidthRoof {
 func (s roofSet) explain(p report.RooflinePoint, dur float64, roof report.BandwidthRoof) aboveReason {
 	if p.Bound == BoundCompute {
 		if p.FLOPs != nil && *p.FLOPs/(dur+profilerResolution) <= s.peaks.FLOPsPerS {
-			return aboveReason{aboveTimer, fmt.Sprintf("a %s node: the profiler records whole microseconds, and 1 µs longer it would be under the compute roof", fmtDur(dur))}
+			return aboveReason{aboveTimer, fmt.Sprintf("a %s node: the profiler records whole microseconds, and 1 µs longer it would be under the compute roof", units.Duration(dur))}
 		}
 		src := "measured"
 		if s.peaks.FLOPsSource == SourceFlag {
 			src = "given by --peak-flops"
 		}
-		return aboveReason{aboveCompute, fmt.Sprintf("above the compute roof (%s, %s): the peak is lower than what this node reached", rateStr(s.peaks.FLOPsPerS, "FLOP/s"), src)}
+		return aboveReason{aboveCompute, fmt.Sprintf("above the compute roof (%s, %s): the peak is lower than what this node reached", units.Rate(s.peaks.FLOPsPerS, "FLOP/s"), src)}
 	}
 	rate := p.BytesPerS
 	if p.Bytes/(dur+profilerResolution) <= roof.BytesPerS {
 		return aboveReason{aboveTimer, fmt.Sprintf("a %s node: the profiler records whole microseconds, and 1 µs longer it would be at %s of its %s roof",
-			fmtDur(dur), pct(p.Bytes/(dur+profilerResolution)/roof.BytesPerS), roof.Level)}
+			units.Duration(dur), units.Percent(p.Bytes/(dur+profilerResolution)/roof.BytesPerS, 1), roof.Level)}
 	}
 	if !s.levels || roof.Level == LevelMemory {
 		why := "the bandwidth was given by --peak-bw"
@@ -163,7 +164,7 @@ func (s roofSet) explain(p report.RooflinePoint, dur float64, roof report.Bandwi
 			why = orText(s.peaks.Caches, "these peaks were measured before ortel measured a roof per cache level; --remeasure-peaks measures them")
 		}
 		return aboveReason{aboveOneRoof, fmt.Sprintf("above the one bandwidth roof (%s): its %s likely came from a cache, whose roof is not measured (%s)",
-			rateStr(s.peaks.BytesPerS, "B/s"), bytesStr(p.Bytes), why)}
+			units.Rate(s.peaks.BytesPerS, "B/s"), units.Bytes(int64(p.Bytes)), why)}
 	}
 	if s.want != 1 {
 		// A model on several threads runs small tensors on one: the
@@ -172,7 +173,7 @@ func (s roofSet) explain(p report.RooflinePoint, dur float64, roof report.Bandwi
 		for _, l := range s.peaks.Levels {
 			if l.Level == roof.Level && l.Threads == 1 && roof.Threads != 1 && l.BytesPerS >= rate {
 				return aboveReason{aboveThreads, fmt.Sprintf("above the %s roof on %s (%s) but within the %s roof on 1 thread (%s): ONNX Runtime splits only large tensors across threads, and ran this node on one",
-					roof.Level, threadsText(roof.Threads), rateStr(roof.BytesPerS, "B/s"), l.Level, rateStr(l.BytesPerS, "B/s"))}
+					roof.Level, threadsText(roof.Threads), units.Rate(roof.BytesPerS, "B/s"), l.Level, units.Rate(l.BytesPerS, "B/s"))}
 			}
 		}
 	}
@@ -182,12 +183,12 @@ func (s roofSet) explain(p report.RooflinePoint, dur float64, roof report.Bandwi
 			where = "the last cache"
 		}
 		return aboveReason{aboveSmallerSet, fmt.Sprintf("its %s is under the smallest working set the %s roof was measured at (%s; the roof, %s on %s), and a smaller working set keeps more of itself in %s",
-			bytesStr(p.Bytes), roof.Level, bytesStr(float64(smallest)), rateStr(roof.BytesPerS, "B/s"), threadsText(roof.Threads), where)}
+			units.Bytes(int64(p.Bytes)), roof.Level, units.Bytes(smallest), units.Rate(roof.BytesPerS, "B/s"), threadsText(roof.Threads), where)}
 	}
 	for _, l := range s.closer(roof.Level, roof.Threads) {
 		if l.BytesPerS >= rate {
 			return aboveReason{aboveCloser, fmt.Sprintf("its %s fit %s, but at %s it is within the %s roof on %s (%s): part of its bytes came from a closer cache (inputs the node before it left in %s, or each thread's share fitting a private %s)",
-				bytesStr(p.Bytes), roof.Level, rateStr(rate, "B/s"), l.Level, threadsText(l.Threads), rateStr(l.BytesPerS, "B/s"), l.Level, l.Level)}
+				units.Bytes(int64(p.Bytes)), roof.Level, units.Rate(rate, "B/s"), l.Level, threadsText(l.Threads), units.Rate(l.BytesPerS, "B/s"), l.Level, l.Level)}
 		}
 	}
 	fastest := roof
@@ -198,10 +199,10 @@ func (s roofSet) explain(p report.RooflinePoint, dur float64, roof report.Bandwi
 	}
 	if fastest.BytesPerS >= rate {
 		return aboveReason{aboveSmallRoof, fmt.Sprintf("its %s fit %s, but at %s it is within the %s roof on %s (%s): the %s roof, measured at a %s working set, is held down by ONNX Runtime's fixed cost per node, which this node spreads over more bytes",
-			bytesStr(p.Bytes), roof.Level, rateStr(rate, "B/s"), fastest.Level, threadsText(fastest.Threads), rateStr(fastest.BytesPerS, "B/s"), roof.Level, bytesStr(float64(roof.WorkingSetBytes)))}
+			units.Bytes(int64(p.Bytes)), roof.Level, units.Rate(rate, "B/s"), fastest.Level, threadsText(fastest.Threads), units.Rate(fastest.BytesPerS, "B/s"), roof.Level, units.Bytes(roof.WorkingSetBytes))}
 	}
 	return aboveReason{aboveAll, fmt.Sprintf("above every measured roof (the fastest, %s on %s, is %s): the microbenchmark was likely slowed by other processes, or the profiler's byte count (activation + parameter + output) overstates this node's traffic; rerun with --remeasure-peaks on an idle machine",
-		fastest.Level, threadsText(fastest.Threads), rateStr(fastest.BytesPerS, "B/s"))}
+		fastest.Level, threadsText(fastest.Threads), units.Rate(fastest.BytesPerS, "B/s"))}
 }
 
 // smallestSet is the smallest working set a roof was measured at.

@@ -9,7 +9,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // fixedPeaks is a machine with a ridge point of 10 FLOP/byte.

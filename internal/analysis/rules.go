@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // Severities of findings, most important first.
@@ -157,8 +158,6 @@ func round(v float64) float64 {
 	return math.Round(v*p) / p
 }
 
-func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
-
 func ruleDominant(f *Facts) *report.Finding {
 	total := f.opTime()
 	if total <= 0 {
@@ -182,8 +181,8 @@ func ruleDominant(f *Facts) *report.Finding {
 	}
 	fd := &report.Finding{
 		Severity: SeverityMedium, Impact: share,
-		Title:    fmt.Sprintf("%s takes %s of operator time", top, pct(share)),
-		Detail:   fmt.Sprintf("%d %s nodes take %s of the %s a profiled run spends in operators.", nodes[top], top, fmtDur(topT), fmtDur(total)),
+		Title:    fmt.Sprintf("%s takes %s of operator time", top, units.Percent(share, 1)),
+		Detail:   fmt.Sprintf("%d %s nodes take %s of the %s a profiled run spends in operators.", nodes[top], top, units.Duration(topT), units.Duration(total)),
 		Evidence: []report.Evidence{ev("op_type_share", share, "1"), ev("op_type_time", topT, "s"), ev("nodes", float64(nodes[top]), "{node}"), evText("op_type", top)},
 	}
 	if share >= DominantHighShare {
@@ -203,13 +202,13 @@ func ruleDominant(f *Facts) *report.Finding {
 	}
 	if roof != nil {
 		fd.Evidence = append(fd.Evidence, ev("roof_share", *roof, "1"), evText("bound", bound))
-		fd.Detail += fmt.Sprintf(" It is %s-bound and reaches %s of its roof.", bound, pct(*roof))
+		fd.Detail += fmt.Sprintf(" It is %s-bound and reaches %s of its roof.", bound, units.Percent(*roof, 1))
 	}
 	switch {
 	case bound == BoundCompute:
 		fd.Recommendation = "Cut its arithmetic: quantize the model to int8 (ONNX Runtime's quantization tools; MatMul and Conv run on integer kernels), lower the input resolution or sequence length, or move it to an accelerator provider."
 		if roof != nil && *roof < 0.5 {
-			fd.Recommendation += fmt.Sprintf(" It reaches only %s of peak FLOP/s: check the intra-op thread count matches the physical cores.", pct(*roof))
+			fd.Recommendation += fmt.Sprintf(" It reaches only %s of peak FLOP/s: check the intra-op thread count matches the physical cores.", units.Percent(*roof, 1))
 		}
 	case bound == BoundMemory:
 		fd.Recommendation = "It waits on memory: fuse it with its neighbours (ONNX Runtime's graph optimizations at level ORT_ENABLE_ALL), quantize to move fewer bytes, or keep tensors in one layout."
@@ -256,7 +255,7 @@ func ruleImbalance(f *Facts) *report.Finding {
 	}
 	return &report.Finding{
 		Severity: SeverityMedium, Impact: share,
-		Title:  fmt.Sprintf("Uneven intra-op thread work in %d nodes (%s of operator time)", n, pct(share)),
+		Title:  fmt.Sprintf("Uneven intra-op thread work in %d nodes (%s of operator time)", n, units.Percent(share, 1)),
 		Detail: fmt.Sprintf("In these nodes the busiest thread of the intra-op pool ran ≥ %.1f× the mean work (worst %.1f×, node %s): the other threads waited.", ImbalanceRatio, worst, worstName),
 		Evidence: []report.Evidence{ev("imbalanced_nodes", float64(n), "{node}"), ev("imbalanced_time_share", share, "1"),
 			ev("worst_imbalance", worst, "1"), evText("worst_node", worstName), ev("intra_op_threads", float64(f.IntraOpThreads), "{thread}"), ev("logical_cpus", float64(f.LogicalCPUs), "{cpu}")},
@@ -293,11 +292,11 @@ func ruleMemoryBound(f *Facts) *report.Finding {
 		names = append(names, t.OpType)
 		e := ev(t.OpType+".share", t.Share, "1")
 		if t.Intensity != nil {
-			e.Text = fmt.Sprintf("intensity %.3g FLOP/B, %s, %s of bandwidth roof", *t.Intensity, rateStr(t.BytesPerS, "B/s"), pctPtr(t.RoofShare))
+			e.Text = fmt.Sprintf("intensity %.3g FLOP/B, %s, %s of bandwidth roof", *t.Intensity, units.Rate(t.BytesPerS, "B/s"), pctPtr(t.RoofShare))
 		}
 		fd.Evidence = append(fd.Evidence, e)
 	}
-	fd.Title = fmt.Sprintf("Memory-bound op types take %s of operator time (%s)", pct(share), strings.Join(names, ", "))
+	fd.Title = fmt.Sprintf("Memory-bound op types take %s of operator time (%s)", units.Percent(share, 1), strings.Join(names, ", "))
 	if ridges := levelRidges(f, hot); len(ridges) > 0 {
 		// Each node was judged against the roof of the smallest memory
 		// level its bytes fit in: quote those levels' ridge points.
@@ -316,7 +315,7 @@ func ruleMemoryBound(f *Facts) *report.Finding {
 	rec := []string{}
 	if chains > 0 {
 		fd.Evidence = append(fd.Evidence, ev("elementwise_chains", float64(chains), "{chain}"), ev("elementwise_chain_nodes", float64(chainNodes), "{node}"), ev("elementwise_chain_share", chainT/f.opTime(), "1"))
-		fd.Detail += fmt.Sprintf(" %d chains of %d or more consecutive element-wise nodes (%d nodes, %s of operator time) each read and write a whole tensor per node.", chains, ChainMinLen, chainNodes, pct(chainT/f.opTime()))
+		fd.Detail += fmt.Sprintf(" %d chains of %d or more consecutive element-wise nodes (%d nodes, %s of operator time) each read and write a whole tensor per node.", chains, ChainMinLen, chainNodes, units.Percent(chainT/f.opTime(), 1))
 		rec = append(rec, "fuse the element-wise chains: export activations as single ops ONNX Runtime fuses into the preceding Conv or MatMul (HardSwish, HardSigmoid, Relu, Clip instead of Add+Clip+Mul+Div), or fold scale-and-shift Mul/Add pairs into the weights")
 	} else {
 		rec = append(rec, "fuse them with neighbouring operators (ONNX Runtime's graph optimizations at ORT_ENABLE_ALL; save the optimized model to check what fused)")
@@ -407,7 +406,7 @@ func ruleLayout(f *Facts) *report.Finding {
 	}
 	fd := &report.Finding{
 		Severity: SeverityMedium, Impact: share,
-		Title:    fmt.Sprintf("Layout conversions take %s of operator time (%d per run)", pct(share), n),
+		Title:    fmt.Sprintf("Layout conversions take %s of operator time (%d per run)", units.Percent(share, 1), n),
 		Evidence: []report.Evidence{ev("layout_nodes", float64(n), "{node}"), ev("layout_time", t, "s"), ev("layout_time_share", share, "1"), evText("op_types", countList(types, 0))},
 	}
 	if share >= LayoutHighShare {
@@ -436,7 +435,7 @@ func ruleJitter(f *Facts) *report.Finding {
 	fd := &report.Finding{
 		Severity: SeverityMedium, Impact: math.Min(1, (l.P99-l.P50)/l.P99),
 		Title:  fmt.Sprintf("High latency jitter: p99 is %.2f× p50, std/mean %.2f", tail, cv),
-		Detail: fmt.Sprintf("Over %d runs, p50 %s, p99 %s, max %s.", l.Count, fmtDur(l.P50), fmtDur(l.P99), fmtDur(l.Max)),
+		Detail: fmt.Sprintf("Over %d runs, p50 %s, p99 %s, max %s.", l.Count, units.Duration(l.P50), units.Duration(l.P99), units.Duration(l.Max)),
 		Evidence: []report.Evidence{ev("cv", cv, "1"), ev("p99_over_p50", tail, "1"), ev("p50", l.P50, "s"), ev("p99", l.P99, "s"),
 			ev("max", l.Max, "s"), ev("runs", float64(l.Count), "{run}")},
 		Recommendation: "Find what competes for the CPU: other processes (see the hardware section's CPU utilization), more intra-op threads than free cores, or frequency scaling. Pin the process to dedicated cores (taskset), set intra-op threads to the cores it owns, and for a service disable thread spinning when cores are shared.",
@@ -447,7 +446,7 @@ func ruleJitter(f *Facts) *report.Finding {
 	if f.CPUUtilization != nil {
 		fd.Evidence = append(fd.Evidence, ev("cpu_utilization", *f.CPUUtilization, "1"))
 		if *f.CPUUtilization >= 0.9 {
-			fd.Detail += fmt.Sprintf(" The host's CPUs were %s busy on average: other work competed with the model.", pct(*f.CPUUtilization))
+			fd.Detail += fmt.Sprintf(" The host's CPUs were %s busy on average: other work competed with the model.", units.Percent(*f.CPUUtilization, 1))
 		}
 	}
 	if tail >= JitterHighTail {
@@ -490,7 +489,7 @@ func ruleWarmup(f *Facts) *report.Finding {
 	default:
 		fd.Title = fmt.Sprintf("Long warm-up: latency took %d runs to settle", *f.RunsToStable)
 	}
-	fd.Detail = fmt.Sprintf("Session creation %s, first run %s, steady p50 %s.", fmtDur(f.SessionCreationS), fmtDur(f.FirstRunS), fmtDur(l.P50))
+	fd.Detail = fmt.Sprintf("Session creation %s, first run %s, steady p50 %s.", units.Duration(f.SessionCreationS), units.Duration(f.FirstRunS), units.Duration(l.P50))
 	if ratio >= 2*WarmupRatio || slowSettle && *f.RunsToStable >= 5*WarmupRuns {
 		fd.Severity = SeverityMedium
 	}
@@ -527,10 +526,10 @@ func ruleBatch(f *Facts) *report.Finding {
 	return &report.Finding{
 		Severity: SeverityMedium, Impact: math.Min(1, 1-1/gain),
 		Title:  fmt.Sprintf("Batch size %d gives %.2f× the throughput of batch %d", best.Batch, gain, cur.Batch),
-		Detail: fmt.Sprintf("Batch %d: %.1f items/s (p99 %s); batch %d: %.1f items/s (p99 %s).", cur.Batch, cur.ItemsPerS, fmtDur(cur.P99S), best.Batch, best.ItemsPerS, fmtDur(best.P99S)),
+		Detail: fmt.Sprintf("Batch %d: %.1f items/s (p99 %s); batch %d: %.1f items/s (p99 %s).", cur.Batch, cur.ItemsPerS, units.Duration(cur.P99S), best.Batch, best.ItemsPerS, units.Duration(best.P99S)),
 		Evidence: []report.Evidence{ev("batch", float64(cur.Batch), "{item}"), ev("items_per_s", cur.ItemsPerS, "{item}/s"), ev("best_batch", float64(best.Batch), "{item}"),
 			ev("best_items_per_s", best.ItemsPerS, "{item}/s"), ev("best_p99", best.P99S, "s"), ev("gain", gain, "1")},
-		Recommendation: fmt.Sprintf("If the latency budget allows a p99 of %s, batch requests up to %d (dynamic batching in the server) for %.2f× the throughput per machine.", fmtDur(best.P99S), best.Batch, gain),
+		Recommendation: fmt.Sprintf("If the latency budget allows a p99 of %s, batch requests up to %d (dynamic batching in the server) for %.2f× the throughput per machine.", units.Duration(best.P99S), best.Batch, gain),
 	}
 }
 
@@ -546,7 +545,7 @@ func ruleThrottle(f *Facts) *report.Finding {
 		fd.Evidence = append(fd.Evidence, ev("temperature_margin", *m, "Cel"))
 	}
 	if d := f.CPUFrequencyDrop; d != nil && *d >= ThrottleFreqDrop {
-		reasons = append(reasons, fmt.Sprintf("the CPU frequency dropped %s", pct(*d)))
+		reasons = append(reasons, fmt.Sprintf("the CPU frequency dropped %s", units.Percent(*d, 1)))
 		fd.Evidence = append(fd.Evidence, ev("cpu_frequency_drop", *d, "1"))
 	}
 	if len(reasons) == 0 {
@@ -575,8 +574,8 @@ func ruleGPUIdle(f *Facts) *report.Finding {
 	u := *f.GPUUtilization
 	return &report.Finding{
 		Severity: SeverityHigh, Impact: 1 - u,
-		Title:          fmt.Sprintf("The GPU was busy only %s of the time", pct(u)),
-		Detail:         fmt.Sprintf("The session ran on %s with p50 latency %s, yet the GPU idled %s of the measured phase: the time goes elsewhere (CPU nodes, copies, launch overhead, the host loop).", gpu, fmtDur(f.Latency.P50), pct(1-u)),
+		Title:          fmt.Sprintf("The GPU was busy only %s of the time", units.Percent(u, 1)),
+		Detail:         fmt.Sprintf("The session ran on %s with p50 latency %s, yet the GPU idled %s of the measured phase: the time goes elsewhere (CPU nodes, copies, launch overhead, the host loop).", gpu, units.Duration(f.Latency.P50), units.Percent(1-u, 1)),
 		Evidence:       []report.Evidence{ev("gpu_utilization", u, "1"), ev("p50", f.Latency.P50, "s"), evText("provider", gpu)},
 		Recommendation: "Look at the CPU-fallback and Memcpy findings first; then batch more work per run, bind inputs and outputs on the device (IO binding), and enable CUDA graphs for static shapes to cut launch overhead.",
 	}
@@ -589,7 +588,7 @@ func ruleUnknown(f *Facts) *report.Finding {
 	}
 	return &report.Finding{
 		Severity: SeverityInfo, Impact: 1 - r.KnownTimeShare,
-		Title:  fmt.Sprintf("The roofline covers %s of operator time", pct(r.KnownTimeShare)),
+		Title:  fmt.Sprintf("The roofline covers %s of operator time", units.Percent(r.KnownTimeShare, 1)),
 		Detail: fmt.Sprintf("FLOPs are unknown for %s: the profile does not record what they need (a pre-packed weight, a kernel size, an interpolation mode), and ortel does not guess.", strings.Join(r.UnknownOpTypes, ", ")),
 		Evidence: []report.Evidence{ev("known_time_share", r.KnownTimeShare, "1"), ev("known_nodes", float64(r.KnownNodes), "{node}"),
 			ev("nodes", float64(r.Nodes), "{node}"), evText("unknown_op_types", strings.Join(r.UnknownOpTypes, ","))},
@@ -630,45 +629,5 @@ func pctPtr(v *float64) string {
 	if v == nil {
 		return "?"
 	}
-	return pct(*v)
-}
-
-func fmtDur(s float64) string {
-	switch {
-	case s == 0:
-		return "0"
-	case s < 1e-6:
-		return fmt.Sprintf("%.0fns", s*1e9)
-	case s < 1e-3:
-		return fmt.Sprintf("%.1fµs", s*1e6)
-	case s < 1:
-		return fmt.Sprintf("%.2fms", s*1e3)
-	}
-	return fmt.Sprintf("%.2fs", s)
-}
-
-func rateStr(v float64, unit string) string {
-	switch {
-	case v >= 1e12:
-		return fmt.Sprintf("%.2f T%s", v/1e12, unit)
-	case v >= 1e9:
-		return fmt.Sprintf("%.2f G%s", v/1e9, unit)
-	case v >= 1e6:
-		return fmt.Sprintf("%.2f M%s", v/1e6, unit)
-	case v >= 1e3:
-		return fmt.Sprintf("%.2f k%s", v/1e3, unit)
-	}
-	return fmt.Sprintf("%.3g %s", v, unit)
-}
-
-func bytesStr(v float64) string {
-	switch {
-	case v >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", v/(1<<30))
-	case v >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", v/(1<<20))
-	case v >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", v/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", v)
+	return units.Percent(*v, 1)
 }

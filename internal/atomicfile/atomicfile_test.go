@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 func TestWriteReplaces(t *testing.T) {

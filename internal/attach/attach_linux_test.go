@@ -19,8 +19,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/ortel-dev/ortel/internal/testenv"
 	"github.com/ortel-dev/ortel/semconv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // sinks are an in-memory span recorder and metric reader.

@@ -15,8 +15,8 @@ import (
 
 	"github.com/cilium/ebpf"
 
-	"github.com/ortel-dev/ortel/internal/ortenv"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // requireEBPF skips (locally) or fails (CI) when attach cannot work here.
@@ -34,7 +34,7 @@ func nodeModules(t testing.TB, version string) string {
 	if _, err := exec.LookPath("node"); err != nil {
 		testenv.Missing(t, "needs Node.js (node) on PATH: %v", err)
 	}
-	dir := filepath.Join(ortenv.CacheDir(), "node", version, "node_modules")
+	dir := filepath.Join(ortlib.CacheDir(), "node", version, "node_modules")
 	if _, err := os.Stat(filepath.Join(dir, "onnxruntime-node", "package.json")); err != nil {
 		testenv.Missing(t, "needs onnxruntime-node %s (%v); install it with: scripts/fetch.sh node", version, err)
 	}

@@ -7,17 +7,17 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ortel-dev/ortel/internal/ortenv"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // ortLibrary returns the cached library of an ONNX Runtime version, or
 // skips (locally) / fails (CI) when it has not been fetched.
 func ortLibrary(t testing.TB, version string) string {
 	t.Helper()
-	p := filepath.Join(ortenv.CacheDir(), "onnxruntime", version, "libonnxruntime.so.1")
+	p := filepath.Join(ortlib.CacheDir(), "onnxruntime", version, "libonnxruntime.so.1")
 	if _, err := os.Stat(p); err != nil {
-		testenv.Missing(t, "needs ONNX Runtime %s (%v); fetch it with: %s", version, err, ortenv.FetchHint)
+		testenv.Missing(t, "needs ONNX Runtime %s (%v); fetch it with: %s", version, err, ortlib.FetchHint)
 	}
 	return p
 }

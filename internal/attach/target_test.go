@@ -10,8 +10,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/ortel-dev/ortel/internal/ortenv"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 func mkdirWrite(path, content string) error {
@@ -149,7 +149,7 @@ func TestStreamContains(t *testing.T) {
 func TestIsORTLibrary(t *testing.T) {
 	var libs []string
 	for _, v := range []string{"1.24.3", "1.30.0"} {
-		p := filepath.Join(ortenv.CacheDir(), "onnxruntime", v, "libonnxruntime.so.1")
+		p := filepath.Join(ortlib.CacheDir(), "onnxruntime", v, "libonnxruntime.so.1")
 		if _, err := os.Stat(p); err != nil {
 			testenv.Missing(t, "needs ONNX Runtime %s (%v): scripts/fetch.sh ort", v, err)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/internal/onnxgen"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // moonshineDecoder is the real decoder scripts/fetch.sh decoder fetches:

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // writeOpenMetrics writes 72 hours of a service's run-duration histogram,
@@ -162,9 +162,12 @@ func TestPrometheusChange(t *testing.T) {
 				t.Logf("%s at %s: %s; %v", s.Metric.Name, c.Time.Format(time.RFC3339), s.Headline(c), c.Explanation())
 			}
 			// The first change point is the version's: at the hour of the
-			// switch or within the next four (the first hours after the
-			// switch read lower than the rest in this TSDB; a second, smaller
-			// change point there, attributed to nothing, is allowed).
+			// switch or within the next four. A second, smaller one, attributed
+			// to nothing, is allowed: the generated hourly levels of the first
+			// three hours after the switch happen to be about 9% below the
+			// rest (10.55, 10.32, 10.23 ms against 10.45-12.26 ms after them;
+			// seeded draws of the 5% hour-to-hour noise), which Prometheus
+			// reports faithfully and the detection rightly sees.
 			if ch.Time.Before(change) || ch.Time.After(change.Add(4*time.Hour)) || !ch.Worse || ch.Lower <= 0 {
 				t.Errorf("first change at %s (worse %v, [%.3f, %.3f]), want within 4h of %s, worse", ch.Time, ch.Worse, ch.Lower, ch.Upper, change)
 			}

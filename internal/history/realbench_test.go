@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/bench"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestRealBenchChange builds a history from real bench runs of Silero VAD

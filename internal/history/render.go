@@ -3,13 +3,13 @@ package history
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // Rendering: the trend table (text), the change points with their
@@ -18,10 +18,7 @@ import (
 
 const timeFormat = "2006-01-02 15:04"
 
-func (s Series) format(v float64) string { return report.FormatValue(v, s.Metric.Unit) }
-
-// pct formats a relative change: +47.3%.
-func pct(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
+func (s Series) format(v float64) string { return units.Value(v, s.Metric.Unit) }
 
 // word says which way a change went: slower, faster, more or less.
 func (c Change) word(m Metric) string {
@@ -39,7 +36,7 @@ func (c Change) word(m Metric) string {
 // Headline is a change in one line: "+47.3% slower [+38.1%, +57.0%],
 // 270.1µs → 398.0µs".
 func (s Series) Headline(c Change) string {
-	return fmt.Sprintf("%s %s [%s, %s] at %.0f%%, %s → %s (p=%.2g)", pct(c.Change), c.word(s.Metric), pct(c.Lower), pct(c.Upper),
+	return fmt.Sprintf("%s %s [%s, %s] at %.0f%%, %s → %s (p=%.2g)", units.Change(c.Change), c.word(s.Metric), units.Change(c.Lower), units.Change(c.Upper),
 		100*c.Confidence, s.format(c.Before), s.format(c.After), c.PValue)
 }
 
@@ -85,7 +82,7 @@ func WriteText(w io.Writer, series []Series) error {
 			mark := ""
 			if next < len(s.Changes) && s.Changes[next].Index == j {
 				c := s.Changes[next]
-				mark = fmt.Sprintf("\t%s %s %s", arrow(c.Change), pct(c.Change), c.word(s.Metric))
+				mark = fmt.Sprintf("\t%s %s %s", arrow(c.Change), units.Change(c.Change), c.word(s.Metric))
 				next++
 			}
 			id := strconv.FormatInt(p.RunID, 10)
@@ -141,17 +138,10 @@ func short(commit string) string {
 func opTypeText(ops []OpTypeChange) string {
 	parts := make([]string, len(ops))
 	for i, o := range ops {
-		parts[i] = fmt.Sprintf("%s %s%s (%s → %s)", o.OpType, sign(o.DeltaS), report.FormatValue(math.Abs(o.DeltaS), "s"),
-			report.FormatValue(o.BeforeS, "s"), report.FormatValue(o.AfterS, "s"))
+		parts[i] = fmt.Sprintf("%s %s (%s → %s)", o.OpType, units.SignedDuration(o.DeltaS),
+			units.Duration(o.BeforeS), units.Duration(o.AfterS))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sign(v float64) string {
-	if v < 0 {
-		return "-"
-	}
-	return "+"
 }
 
 // WriteList writes one line per series.
@@ -207,7 +197,7 @@ func WriteCheckMarkdown(w io.Writer, series []Series, verdicts []Verdict) error 
 			s, c := series[i], v.Change
 			fmt.Fprintf(w, "#### %s: %s of `%s`\n\n", strings.ToUpper(status[:1])+status[1:], s.Metric.Name, s.Model)
 			fmt.Fprintf(w, "**%s %s** (%.0f%% interval %s … %s, p=%.2g): %s → %s, from run %s (%s UTC); %d runs before, %d after.\n\n",
-				pct(c.Change), c.word(s.Metric), 100*c.Confidence, pct(c.Lower), pct(c.Upper), c.PValue,
+				units.Change(c.Change), c.word(s.Metric), 100*c.Confidence, units.Change(c.Lower), units.Change(c.Upper), c.PValue,
 				s.format(c.Before), s.format(c.After), s.runLabel(c.Index), c.Time.UTC().Format(timeFormat), c.BeforeRuns, c.AfterRuns)
 			fmt.Fprintf(w, "Workload `%s` on `%s`.\n\n", s.Workload, s.Machine)
 			writeAttributionMarkdown(w, c.Attribution)
@@ -241,8 +231,8 @@ func writeAttributionMarkdown(w io.Writer, a Attribution) {
 	if len(a.OpTypes) > 0 {
 		fmt.Fprintf(w, "Op types whose self time moved most (median per profiled run):\n\n| op type | provider | before | after | change |\n|---|---|---:|---:|---:|\n")
 		for _, o := range a.OpTypes {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s%s |\n", mdCell(o.OpType), mdCell(strings.TrimSuffix(o.Provider, "ExecutionProvider")),
-				report.FormatValue(o.BeforeS, "s"), report.FormatValue(o.AfterS, "s"), sign(o.DeltaS), report.FormatValue(math.Abs(o.DeltaS), "s"))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdCell(o.OpType), mdCell(strings.TrimSuffix(o.Provider, "ExecutionProvider")),
+				units.Duration(o.BeforeS), units.Duration(o.AfterS), units.SignedDuration(o.DeltaS))
 		}
 		fmt.Fprintln(w)
 	}
@@ -268,8 +258,8 @@ func Page(series []Series, generator string) report.SeriesPage {
 				if len(c.OpTypes) > 0 {
 					ops = opTypeText(c.OpTypes[:min(3, len(c.OpTypes))])
 				}
-				t.Rows = append(t.Rows, []string{s.runLabel(c.Index), c.Time.UTC().Format(timeFormat), pct(c.Change) + " " + c.word(s.Metric),
-					"[" + pct(c.Lower) + ", " + pct(c.Upper) + "]", s.format(c.Before) + " → " + s.format(c.After), strings.Join(c.Explanation(), "; "), ops})
+				t.Rows = append(t.Rows, []string{s.runLabel(c.Index), c.Time.UTC().Format(timeFormat), units.Change(c.Change) + " " + c.word(s.Metric),
+					"[" + units.Change(c.Lower) + ", " + units.Change(c.Upper) + "]", s.format(c.Before) + " → " + s.format(c.After), strings.Join(c.Explanation(), "; "), ops})
 			}
 			sec.Tables = append(sec.Tables, t)
 		}
@@ -295,7 +285,7 @@ func (s Series) chart() *report.SeriesChart {
 	from := 0
 	for _, ch := range s.Changes {
 		c.Levels = append(c.Levels, report.SeriesLevel{From: from, To: ch.Index, Level: ch.Before})
-		c.Changes = append(c.Changes, report.SeriesChange{Index: ch.Index, Label: pct(ch.Change), Worse: ch.Worse})
+		c.Changes = append(c.Changes, report.SeriesChange{Index: ch.Index, Label: units.Change(ch.Change), Worse: ch.Worse})
 		from = ch.Index
 	}
 	if n := len(s.Changes); n > 0 {

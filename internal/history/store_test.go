@@ -9,19 +9,19 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/analysis"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // storeKind opens fresh, empty stores of one kind.
 type storeKind struct {
 	name string
 	// location returns where a new, empty store lives.
-	location func(t *testing.T) string
+	location func(t testing.TB) string
 }
 
 // storeKinds returns SQLite and a real PostgreSQL server started for the
 // test (skipped locally, failed under CI, when PostgreSQL is missing).
-func storeKinds(t *testing.T) []storeKind {
+func storeKinds(t testing.TB) []storeKind {
 	var pg *testenv.Postgres
 	missing := testenv.PostgresMissing()
 	if missing == "" {
@@ -29,8 +29,8 @@ func storeKinds(t *testing.T) []storeKind {
 	}
 	n := 0
 	return []storeKind{
-		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "sub", "history.db") }},
-		{"postgres", func(t *testing.T) string {
+		{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "sub", "history.db") }},
+		{"postgres", func(t testing.TB) string {
 			if pg == nil {
 				testenv.Missing(t, "%s", missing)
 			}

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ortel-dev/ortel/internal/ortenv"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 )
 
 // Known is a fetched model.
@@ -91,7 +91,7 @@ func Names() []string {
 }
 
 // Path returns where the cache keeps k.
-func (k Known) Path() string { return filepath.Join(ortenv.CacheDir(), "models", k.File) }
+func (k Known) Path() string { return filepath.Join(ortlib.CacheDir(), "models", k.File) }
 
 // Resolve turns a command-line model argument into a file path. An existing
 // file wins; otherwise arg may name a catalog model. The *Known is nil for a
@@ -112,7 +112,7 @@ func Resolve(arg string) (string, *Known, error) {
 	if k, ok := Lookup(arg); ok {
 		p := k.Path()
 		if _, err := os.Stat(p); err != nil {
-			return "", nil, fmt.Errorf("model %q is not fetched yet (looked for %s): run %s", arg, p, ortenv.FetchHint)
+			return "", nil, fmt.Errorf("model %q is not fetched yet (looked for %s): run %s", arg, p, ortlib.FetchHint)
 		}
 		return p, &k, nil
 	}

@@ -9,7 +9,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 func TestWriteFile(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // ioSpec is what GetInputOutputInfo must report for one input or output;

@@ -7,7 +7,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 // BenchmarkImport converts a 64 MB profile of real PaddleOCR det runs (ORT

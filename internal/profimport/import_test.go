@@ -20,9 +20,9 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/ortel-dev/ortel/instrument"
-	"github.com/ortel-dev/ortel/internal/otlpjson"
-	"github.com/ortel-dev/ortel/internal/otlptest"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
+	"github.com/ortel-dev/ortel/test/otlptest"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 var testScope = instrumentation.Scope{Name: instrument.ScopeName, Version: instrument.Version()}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // TopRoofline is how many op types the text and Markdown rooflines list.
@@ -22,14 +24,14 @@ func WriteAnalysisText(w io.Writer, r *Report) error {
 	p.f("\n")
 	if pk := a.Peaks; pk != nil {
 		p.f("Machine peaks (%s)\n", orDash(pk.Machine))
-		p.f("  compute    %s (%s)\n", rate(pk.FLOPsPerS, "FLOP/s"), pk.FLOPsSource)
-		p.f("  memory     %s (%s)\n", rate(pk.BytesPerS, "B/s"), pk.BytesSource)
+		p.f("  compute    %s (%s)\n", units.Rate(pk.FLOPsPerS, "FLOP/s"), pk.FLOPsSource)
+		p.f("  memory     %s (%s)\n", units.Rate(pk.BytesPerS, "B/s"), pk.BytesSource)
 		p.f("  ridge      %.2f FLOP/byte\n", pk.Ridge)
 		writeRoofsText(p, pk)
 		p.f("\n")
 	}
 	if rf := a.Roofline; rf != nil {
-		p.f("Roofline (one profiled run: %d nodes, %s in operators, %s, %s moved)\n", rf.Nodes, dur(rf.TimeS), rate(rf.FLOPs, "FLOP"), bytesHuman(int64(rf.Bytes)))
+		p.f("Roofline (one profiled run: %d nodes, %s in operators, %s, %s moved)\n", rf.Nodes, units.Duration(rf.TimeS), units.Rate(rf.FLOPs, "FLOP"), units.Bytes(int64(rf.Bytes)))
 		if p.err == nil {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  op type\tprovider\tshare\tFLOP/s\tbytes/s\tFLOP/byte\tbound\tvs roof\tof roof\n")
@@ -39,7 +41,7 @@ func WriteAnalysisText(w io.Writer, r *Report) error {
 					break
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%5.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\n", t.OpType, shortProvider(t.Provider), 100*t.Share,
-					optRate(t.FLOPsPerS, "FLOP/s"), rate(t.BytesPerS, "B/s"), optNum(t.Intensity), t.Bound, orDash(t.Roof), optPct(t.RoofShare))
+					optRate(t.FLOPsPerS, "FLOP/s"), units.Rate(t.BytesPerS, "B/s"), optNum(t.Intensity), t.Bound, orDash(t.Roof), optPct(t.RoofShare))
 			}
 			p.err = tw.Flush()
 		}
@@ -75,9 +77,9 @@ func writeEnergyText(p *printer, e Energy) {
 	if !e.Available {
 		p.f("  unavailable: %s\n", e.Reason)
 	} else {
-		p.f("  per inference  %s", joules(e.JoulesPerInference))
+		p.f("  per inference  %s", units.Energy(e.JoulesPerInference))
 		if e.DynamicJoulesPerInference != nil {
-			p.f(" (%s above idle)", joules(*e.DynamicJoulesPerInference))
+			p.f(" (%s above idle)", units.Energy(*e.DynamicJoulesPerInference))
 		}
 		p.f(", %.3g inferences/J over %d runs\n", e.InferencesPerJoule, e.Inferences)
 		p.f("  power          avg %.2f W, max %.2f W\n", e.AvgW, e.MaxW)
@@ -89,7 +91,7 @@ func writeEnergyText(p *printer, e Energy) {
 			if !s.InTotal {
 				total = " (inside another source, not added)"
 			}
-			p.f("  %-14s %s/inference, avg %.2f W, max %.2f W%s\n", s.Name, joules(s.JoulesPerInference), s.AvgW, s.MaxW, total)
+			p.f("  %-14s %s/inference, avg %.2f W, max %.2f W%s\n", s.Name, units.Energy(s.JoulesPerInference), s.AvgW, s.MaxW, total)
 		}
 	}
 	c := e.Carbon
@@ -122,64 +124,24 @@ func EvidenceString(e Evidence) string {
 	return s
 }
 
+// evidenceValue is the value in its unit (units.Value), except that a
+// share, utilization or drop (unit "1") reads as a percentage: "26.5%".
 func evidenceValue(e Evidence) string {
-	switch e.Unit {
-	case "s":
-		return dur(e.Value)
-	case "1":
-		// Shares, utilizations and drops are fractions: print percent.
+	if e.Unit == "1" {
 		for _, suffix := range []string{"share", "utilization", "drop"} {
 			if strings.HasSuffix(e.Name, suffix) {
 				return fmt.Sprintf("%.3g%%", e.Value*100)
 			}
 		}
-		return fmt.Sprintf("%.3g", e.Value)
-	case "By":
-		return bytesHuman(int64(e.Value))
-	case "By/s":
-		return rate(e.Value, "B/s")
-	case "{flop}/s":
-		return rate(e.Value, "FLOP/s")
-	case "{flop}/By":
-		return fmt.Sprintf("%.3g FLOP/B", e.Value)
-	case "Cel":
-		return fmt.Sprintf("%g °C", e.Value)
-	case "":
-		return fmt.Sprintf("%g", e.Value)
 	}
-	// Annotations: "{node}" -> "93 nodes", "{item}/s" -> "1.2 items/s".
-	if strings.HasPrefix(e.Unit, "{") {
-		if end := strings.Index(e.Unit, "}"); end > 1 {
-			noun, rest := e.Unit[1:end], e.Unit[end+1:]
-			if e.Value != 1 || rest != "" {
-				noun += "s"
-			}
-			return fmt.Sprintf("%g %s%s", e.Value, noun, rest)
-		}
-	}
-	return fmt.Sprintf("%g %s", e.Value, e.Unit)
-}
-
-// rate formats a rate with an SI prefix: "138.9 GFLOP/s".
-func rate(v float64, unit string) string {
-	switch {
-	case v >= 1e12:
-		return fmt.Sprintf("%.2f T%s", v/1e12, unit)
-	case v >= 1e9:
-		return fmt.Sprintf("%.2f G%s", v/1e9, unit)
-	case v >= 1e6:
-		return fmt.Sprintf("%.2f M%s", v/1e6, unit)
-	case v >= 1e3:
-		return fmt.Sprintf("%.2f k%s", v/1e3, unit)
-	}
-	return fmt.Sprintf("%.3g %s", v, unit)
+	return units.Value(e.Value, e.Unit)
 }
 
 func optRate(v *float64, unit string) string {
 	if v == nil {
 		return "?"
 	}
-	return rate(*v, unit)
+	return units.Rate(*v, unit)
 }
 
 func optNum(v *float64) string {
@@ -193,17 +155,5 @@ func optPct(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f%%", 100**v)
-}
-
-func joules(j float64) string {
-	switch {
-	case j == 0:
-		return "0 J"
-	case j < 1e-3:
-		return fmt.Sprintf("%.3g µJ", j*1e6)
-	case j < 1:
-		return fmt.Sprintf("%.3g mJ", j*1e3)
-	}
-	return fmt.Sprintf("%.3g J", j)
+	return units.Percent(*v, 0)
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/report"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 func chromium(t *testing.T) string { return testenv.Chromium(t) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // genPercentiles are the percentiles the generation rows of the Markdown
@@ -68,7 +69,7 @@ func newGenView(g *Generation) *genView {
 		v.PctNames = append(v.PctNames, "p"+strconv.FormatFloat(p, 'f', -1, 64))
 	}
 	add := func(name string, s stats.Summary) {
-		row := genRow{Name: name, Runs: s.Count, Min: dur(s.Min), Max: dur(s.Max)}
+		row := genRow{Name: name, Runs: s.Count, Min: units.Duration(s.Min), Max: units.Duration(s.Max)}
 		for _, p := range genPercentiles {
 			row.Pcts = append(row.Pcts, pdur(s, p, percentileOf(s, p)))
 			row.Intervals = append(row.Intervals, intervalCell(s, p))
@@ -83,9 +84,9 @@ func newGenView(g *Generation) *genView {
 		add("time per output token", g.TPOT)
 	}
 
-	v.KVCache = bytesHuman(g.KVCacheBytes) + " after the last token"
+	v.KVCache = units.Bytes(g.KVCacheBytes) + " after the last token"
 	if g.KVCacheBytesPerToken > 0 {
-		v.KVCache += ", " + bytesHuman(g.KVCacheBytesPerToken) + " more per token"
+		v.KVCache += ", " + units.Bytes(g.KVCacheBytesPerToken) + " more per token"
 	}
 	if g.EncoderTokens > 0 {
 		v.KVCache += fmt.Sprintf(" (with the cross-attention cache of %d encoder states)", g.EncoderTokens)
@@ -100,11 +101,11 @@ func newGenView(g *Generation) *genView {
 			v.StepsOmitted++
 			continue
 		}
-		st := genStep{Token: strconv.Itoa(i + 1), Bytes: exactBytes(n)}
+		st := genStep{Token: strconv.Itoa(i + 1), Bytes: units.BytesExact(n)}
 		if i == 0 {
 			st.Token += " (prefill)"
 		} else {
-			st.Added = signedBytes(n - steps[i-1])
+			st.Added = units.SignedBytes(n - steps[i-1])
 		}
 		v.Steps = append(v.Steps, st)
 	}
@@ -149,36 +150,12 @@ func intervalCell(s stats.Summary, p float64) string {
 	case !ok:
 		return ""
 	case iv.Sufficient:
-		return fmt.Sprintf("[%s, %s]", dur(*iv.Lower), dur(*iv.Upper))
+		return fmt.Sprintf("[%s, %s]", units.Duration(*iv.Lower), units.Duration(*iv.Upper))
 	case iv.Lower != nil:
-		return fmt.Sprintf("insufficient runs: at least %s, bounding it needs %d", dur(*iv.Lower), iv.MinSamples)
+		return fmt.Sprintf("insufficient runs: at least %s, bounding it needs %d", units.Duration(*iv.Lower), iv.MinSamples)
 	default:
 		return fmt.Sprintf("insufficient runs: needs %d", iv.MinSamples)
 	}
-}
-
-// exactBytes is n with thousands separators, then its size in binary
-// units: the per-step growth is often below the rounding of bytesHuman.
-func exactBytes(n int64) string {
-	digits := strconv.FormatInt(n, 10)
-	out := make([]byte, 0, len(digits)+len(digits)/3)
-	for i := range len(digits) {
-		if i > 0 && (len(digits)-i)%3 == 0 && digits[i-1] != '-' {
-			out = append(out, ',')
-		}
-		out = append(out, digits[i])
-	}
-	if n < 1<<10 && n > -(1<<10) {
-		return string(out) + " B"
-	}
-	return string(out) + " B (" + bytesHuman(n) + ")"
-}
-
-func signedBytes(d int64) string {
-	if d < 0 {
-		return "−" + exactBytes(-d)
-	}
-	return "+" + exactBytes(d)
 }
 
 // writeGenerationMarkdown renders the generation section as Markdown.

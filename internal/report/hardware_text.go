@@ -1,8 +1,9 @@
 package report
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // writeHardwareText renders the hardware section.
@@ -10,18 +11,18 @@ func writeHardwareText(p *printer, h *Hardware) {
 	if h == nil {
 		return
 	}
-	p.f("\nHardware (measured phase, %s, sampled every %s)\n", dur(h.WallS), dur(h.IntervalS))
+	p.f("\nHardware (measured phase, %s, sampled every %s)\n", units.Duration(h.WallS), units.Duration(h.IntervalS))
 	if c := h.CPU; c != nil {
-		p.f("  CPU        utilization mean %s, max %s (%d logical CPUs)\n", pct(c.UtilizationMean), pct(c.UtilizationMax), c.LogicalCPUs)
+		p.f("  CPU        utilization mean %s, max %s (%d logical CPUs)\n", units.Percent(c.UtilizationMean, 1), units.Percent(c.UtilizationMax, 1), c.LogicalCPUs)
 	}
 	if pr := h.Process; pr != nil {
-		p.f("  process    peak RSS %s, CPU mean %s, max %s\n", bytesHuman(int64(pr.PeakRSSBytes)), pct(pr.CPUUtilizationMean), pct(pr.CPUUtilizationMax))
+		p.f("  process    peak RSS %s, CPU mean %s, max %s\n", units.Bytes(int64(pr.PeakRSSBytes)), units.Percent(pr.CPUUtilizationMean, 1), units.Percent(pr.CPUUtilizationMax, 1))
 	}
 	if m := h.Memory; m != nil {
-		p.f("  memory     max used %s of %s\n", bytesHuman(int64(m.UsedMaxBytes)), bytesHuman(int64(m.TotalBytes)))
+		p.f("  memory     max used %s of %s\n", units.Bytes(int64(m.UsedMaxBytes)), units.Bytes(int64(m.TotalBytes)))
 	}
 	for _, g := range h.GPUs {
-		p.f("  GPU %-6s %s: utilization mean %s, max %s", g.Name, orDash(g.Model), pct(g.UtilizationMean), pct(g.UtilizationMax))
+		p.f("  GPU %-6s %s: utilization mean %s, max %s", g.Name, orDash(g.Model), units.Percent(g.UtilizationMean, 1), units.Percent(g.UtilizationMax, 1))
 		if g.PowerMaxW > 0 {
 			p.f("; power mean %.0f W, max %.0f W", g.PowerMeanW, g.PowerMaxW)
 		}
@@ -48,7 +49,7 @@ func writeHardwareText(p *printer, h *Hardware) {
 			sub = ", part of " + e.Parent
 		}
 		p.f("%s %s (%s, %s%s): %.2f J, %s per inference, mean %.1f W, max %.1f W", label, e.Name, e.Type, e.Source, sub,
-			e.Joules, joules(e.JoulesPerInference), e.PowerMeanW, e.PowerMaxW)
+			e.Joules, units.Energy(e.JoulesPerInference), e.PowerMeanW, e.PowerMaxW)
 		if e.IdlePowerW != nil {
 			p.f(", idle %.1f W", *e.IdlePowerW)
 		}
@@ -71,5 +72,3 @@ func writeHardwareText(p *printer, h *Hardware) {
 	}
 	p.f("\n")
 }
-
-func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }

@@ -10,7 +10,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/analysis"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // The in-package tests define -update; it is defined here only when they

@@ -8,6 +8,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // The HTML report's template, stylesheet and chart code are embedded, and
@@ -17,20 +19,20 @@ import (
 var htmlFS embed.FS
 
 var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
-	"dur":      dur,
+	"dur":      units.Duration,
 	"pdur":     pdur,
-	"rate":     rate,
+	"rate":     units.Rate,
 	"optRate":  optRate,
 	"optNum":   optNum,
 	"optPct":   optPct,
-	"pct":      func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
-	"joules":   joules,
+	"pct":      func(v float64) string { return units.Percent(v, 1) },
+	"joules":   units.Energy,
 	"short":    shortProvider,
 	"join":     strings.Join,
 	"evidence": evidenceLine,
 	"deref":    func(p *float64) float64 { return *p },
-	"bytes":    func(n uint64) string { return bytesHuman(int64(n)) },
-	"ibytes":   bytesHuman,
+	"bytes":    func(n uint64) string { return units.Bytes(int64(n)) },
+	"ibytes":   units.Bytes,
 	"pname":    providerName,
 	"dir":      direction,
 	"copyRate": copyRate,
@@ -90,15 +92,15 @@ func WriteHTML(w io.Writer, r *Report) error {
 
 func kpis(r *Report) []kpi {
 	out := []kpi{
-		{"p50 latency", dur(r.Latency.P50)},
+		{"p50 latency", units.Duration(r.Latency.P50)},
 		{"p99 latency", pdur(r.Latency.Summary, 99, r.Latency.P99)},
 		{"throughput", fmt.Sprintf("%.1f items/s", r.Throughput.ItemsPerS)},
-		{"session creation", dur(r.Session.CreationS)},
+		{"session creation", units.Duration(r.Session.CreationS)},
 	}
 	out = append(out, generationKPIs(r)...)
 	if a := r.Analysis; a != nil {
 		if a.Energy.Available {
-			out = append(out, kpi{"energy per inference", joules(a.Energy.JoulesPerInference)})
+			out = append(out, kpi{"energy per inference", units.Energy(a.Energy.JoulesPerInference)})
 		} else {
 			out = append(out, kpi{"energy per inference", "unavailable"})
 		}

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // curveShown is how many warm-up curve points the text report prints.
@@ -36,7 +37,7 @@ func writeWarmup(p *printer, wu *Warmup) {
 	p.f("\n")
 	p.f("Warm-up\n")
 	if wu.ModelLoadS > 0 || wu.InitializationS > 0 {
-		p.f("  session load      %s, initialization %s (ONNX Runtime's profiler)\n", dur(wu.ModelLoadS), dur(wu.InitializationS))
+		p.f("  session load      %s, initialization %s (ONNX Runtime's profiler)\n", units.Duration(wu.ModelLoadS), units.Duration(wu.InitializationS))
 	}
 	runs := fmt.Sprintf("%d", wu.Runs)
 	if wu.Mode == "auto" {
@@ -45,7 +46,7 @@ func writeWarmup(p *printer, wu *Warmup) {
 	p.f("  warm-up runs      %s\n", runs)
 	if wu.Steady {
 		p.f("  steady state      after %s (%s), median %s; seen after %s\n",
-			Plural(wu.SteadyAfterRuns, "run"), dur(wu.SteadyS), dur(wu.SteadyMedianS), Plural(wu.DetectedAfterRuns, "run"))
+			Plural(wu.SteadyAfterRuns, "run"), units.Duration(wu.SteadyS), units.Duration(wu.SteadyMedianS), Plural(wu.DetectedAfterRuns, "run"))
 	} else {
 		p.f("  steady state      not reached (%d-run windows, medians within %.0f%%)\n", wu.Window, 100*wu.Tolerance)
 	}
@@ -53,7 +54,7 @@ func writeWarmup(p *printer, wu *Warmup) {
 		n := min(len(wu.CurveS), curveShown)
 		parts := make([]string, n)
 		for i, v := range wu.CurveS[:n] {
-			parts[i] = dur(v)
+			parts[i] = units.Duration(v)
 		}
 		more := ""
 		if len(wu.CurveS) > n {
@@ -77,9 +78,9 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 	if l.Errors > 0 {
 		p.f(", %d failed,", l.Errors)
 	}
-	p.f(" in %s\n", dur(l.WallS))
+	p.f(" in %s\n", units.Duration(l.WallS))
 	if q := l.QueueWait; q != nil {
-		p.f("  queueing  wait p50 %s, p99 %s, max %s; deepest queue %d\n", dur(q.P50), dur(q.P99), dur(q.Max), l.MaxQueueDepth)
+		p.f("  queueing  wait p50 %s, p99 %s, max %s; deepest queue %d\n", units.Duration(q.P50), units.Duration(q.P99), units.Duration(q.Max), l.MaxQueueDepth)
 	}
 	if s := l.SLA; s != nil {
 		p.f("  SLA       %s\n", slaText(s))
@@ -114,10 +115,10 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 			}
 			obs := "failed"
 			if t.SLA.ObservedS != nil {
-				obs = dur(*t.SLA.ObservedS)
+				obs = units.Duration(*t.SLA.ObservedS)
 			}
 			fmt.Fprintf(tw, "  %.4g\t%.4g\t%d/%d\t%s\t%s\t%d\t%s\t\n", t.TargetQPS, t.AchievedQPS, t.Completed, t.Planned,
-				dur(t.P50S), obs, t.SLA.Violations, verdict)
+				units.Duration(t.P50S), obs, t.SLA.Violations, verdict)
 		}
 		tw.Flush()
 		if s.Note != "" {
@@ -133,10 +134,10 @@ func slaText(s *SLAResult) string {
 	}
 	obs := "a failed request"
 	if s.ObservedS != nil {
-		obs = dur(*s.ObservedS)
+		obs = units.Duration(*s.ObservedS)
 	}
 	out := fmt.Sprintf("p%g ≤ %s: %s (p%g %s; %d of %d requests over, compliance %.2f%%)",
-		s.Percentile, dur(s.ThresholdS), verdict, s.Percentile, obs, s.Violations, s.Requests, 100*s.Compliance)
+		s.Percentile, units.Duration(s.ThresholdS), verdict, s.Percentile, obs, s.Violations, s.Requests, 100*s.Compliance)
 	if v := earlyStoppingText(s); v != "" {
 		out += "\n            " + v
 	}
@@ -163,15 +164,15 @@ func earlyStoppingText(s *SLAResult) string {
 func writeJitter(p *printer, j *Jitter) {
 	p.f("\n")
 	p.f("Jitter\n")
-	p.f("  std %s, p99/p50 %.2f, consecutive delta max %s (mean %s)\n", dur(j.StdS), j.TailRatio, dur(j.MaxDeltaS), dur(j.MeanDeltaS))
-	p.f("  outliers  %d above %s (median + %g robust std)\n", j.OutlierCount, dur(j.ThresholdS), j.K)
+	p.f("  std %s, p99/p50 %.2f, consecutive delta max %s (mean %s)\n", units.Duration(j.StdS), j.TailRatio, units.Duration(j.MaxDeltaS), units.Duration(j.MeanDeltaS))
+	p.f("  outliers  %d above %s (median + %g robust std)\n", j.OutlierCount, units.Duration(j.ThresholdS), j.K)
 	const shown = 10
 	for i, o := range j.Outliers {
 		if i == shown {
 			p.f("            … %d more in the JSON report\n", len(j.Outliers)-shown)
 			break
 		}
-		p.f("            run %d at %s: %s\n", o.Run, dur(o.OffsetS), dur(o.LatencyS))
+		p.f("            run %d at %s: %s\n", o.Run, units.Duration(o.OffsetS), units.Duration(o.LatencyS))
 	}
 }
 
@@ -192,7 +193,7 @@ func writeSweep(w io.Writer, p *printer, s *BatchSweep) {
 				sla = "missed"
 			}
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%.1f\t%.1f\t%.2fx\t%.0f%%\t%s\t\n", st.Batch, dur(st.Latency.P50), dur(st.Latency.P99),
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%.1f\t%.1f\t%.2fx\t%.0f%%\t%s\t\n", st.Batch, units.Duration(st.Latency.P50), units.Duration(st.Latency.P99),
 			st.RunsPerS, st.ItemsPerS, st.Speedup, 100*st.Efficiency, sla)
 	}
 	tw.Flush()
@@ -205,7 +206,7 @@ func writeGeneration(w io.Writer, p *printer, g *Generation) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "  \tmin\tp50\tp90\tp99\tmax\t\n")
 	row := func(name string, s stats.Summary) {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", name, dur(s.Min), pdur(s, 50, s.P50), pdur(s, 90, s.P90), pdur(s, 99, s.P99), dur(s.Max))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", name, units.Duration(s.Min), pdur(s, 50, s.P50), pdur(s, 90, s.P90), pdur(s, 99, s.P99), units.Duration(s.Max))
 	}
 	row("time to first token", g.TTFT)
 	if g.TPOT.Count > 0 {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // WriteMarkdown renders the report as GitHub-flavoured Markdown: the run's
@@ -14,7 +16,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p := &printer{w: w}
 	p.f("# ortel report — %s\n\n", mdEsc(r.Model.Name))
 	p.f("| | |\n|---|---|\n")
-	p.f("| model | `%s` (%s, sha256 `%.12s`) |\n", mdCode(r.Model.Path), bytesHuman(r.Model.SizeBytes), r.Model.SHA256)
+	p.f("| model | `%s` (%s, sha256 `%.12s`) |\n", mdCode(r.Model.Path), units.Bytes(r.Model.SizeBytes), r.Model.SHA256)
 	for _, in := range r.Model.Inputs {
 		p.f("| input | `%s` %s%s |\n", mdCode(in.Name), in.Type, dims(in.Shape))
 	}
@@ -25,8 +27,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p.f("## Latency\n\n")
 	l := r.Latency
 	p.f("| runs | min | mean | std | p50 | p90 | p95 | p99 | p99.9 | max |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	p.f("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n\n", l.Count, dur(l.Min), dur(l.Mean), dur(l.Std), pdur(l.Summary, 50, l.P50), pdur(l.Summary, 90, l.P90),
-		pdur(l.Summary, 95, l.P95), pdur(l.Summary, 99, l.P99), pdur(l.Summary, 99.9, l.P999), dur(l.Max))
+	p.f("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n\n", l.Count, units.Duration(l.Min), units.Duration(l.Mean), units.Duration(l.Std), pdur(l.Summary, 50, l.P50), pdur(l.Summary, 90, l.P90),
+		pdur(l.Summary, 95, l.P95), pdur(l.Summary, 99, l.P99), pdur(l.Summary, 99.9, l.P999), units.Duration(l.Max))
 	for _, iv := range l.Intervals {
 		if !iv.Sufficient {
 			p.f("p%g: insufficient runs (— above): bounding it at %.0f%% confidence needs %d runs.\n\n", iv.Percentile, 100*iv.Confidence, iv.MinSamples)
@@ -36,18 +38,18 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		p.f("%d runs failed.\n\n", l.Errors)
 	}
 	p.f("Cold start: session creation %s, first run %s. Throughput: %.1f runs/s, %.1f items/s over %s.\n\n",
-		dur(r.Session.CreationS), dur(r.Session.FirstRunS), r.Throughput.RunsPerS, r.Throughput.ItemsPerS, dur(r.Throughput.WallS))
+		units.Duration(r.Session.CreationS), units.Duration(r.Session.FirstRunS), r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Throughput.WallS))
 	if wu := r.Warmup; wu != nil && len(wu.CurveS) > 0 {
 		p.f("Warm-up (%s): %d runs", wu.Mode, wu.Runs)
 		if wu.Steady {
-			p.f(", steady after %d runs (median %s)", wu.SteadyAfterRuns, dur(wu.SteadyMedianS))
+			p.f(", steady after %d runs (median %s)", wu.SteadyAfterRuns, units.Duration(wu.SteadyMedianS))
 		} else {
 			p.f(", not steady within them")
 		}
 		p.f(".\n\n")
 	}
 	if j := r.Jitter; j != nil {
-		p.f("Jitter: std %s, p99/p50 %.2f, max consecutive delta %s, %d outliers above %s.\n\n", dur(j.StdS), j.TailRatio, dur(j.MaxDeltaS), j.OutlierCount, dur(j.ThresholdS))
+		p.f("Jitter: std %s, p99/p50 %.2f, max consecutive delta %s, %d outliers above %s.\n\n", units.Duration(j.StdS), j.TailRatio, units.Duration(j.MaxDeltaS), j.OutlierCount, units.Duration(j.ThresholdS))
 	}
 	if ld := r.Load; ld != nil {
 		p.f("Load scenario %s: concurrency %d, %.1f QPS achieved", ld.Scenario, ld.Concurrency, ld.AchievedQPS)
@@ -63,7 +65,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			if s.Batch == b.BestBatch {
 				mark = " **best**"
 			}
-			p.f("| %d%s | %.1f | %s | %s | %.2f | %.2f |\n", s.Batch, mark, s.ItemsPerS, dur(s.Latency.P50), dur(s.Latency.P99), s.Speedup, s.Efficiency)
+			p.f("| %d%s | %.1f | %s | %s | %.2f | %.2f |\n", s.Batch, mark, s.ItemsPerS, units.Duration(s.Latency.P50), units.Duration(s.Latency.P99), s.Speedup, s.Efficiency)
 		}
 		p.f("\n")
 	}
@@ -87,7 +89,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 				p.f("| … %d more | | | | | |\n", len(o.ByType)-TopOperators)
 				break
 			}
-			p.f("| %s | %s | %d | %s | %.1f%% | %s |\n", mdEsc(t.OpType), shortProvider(t.Provider), t.Calls, dur(t.TotalS), 100*t.Share, dur(t.MeanS))
+			p.f("| %s | %s | %d | %s | %.1f%% | %s |\n", mdEsc(t.OpType), shortProvider(t.Provider), t.Calls, units.Duration(t.TotalS), 100*t.Share, units.Duration(t.MeanS))
 		}
 		p.f("\n")
 	}
@@ -99,7 +101,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if a := r.Analysis; a != nil {
 		p.f("## Roofline\n\n")
 		if pk := a.Peaks; pk != nil {
-			p.f("Machine peaks: %s (%s), %s (%s); ridge point %.2f FLOP/byte.\n\n", rate(pk.FLOPsPerS, "FLOP/s"), pk.FLOPsSource, rate(pk.BytesPerS, "B/s"), pk.BytesSource, pk.Ridge)
+			p.f("Machine peaks: %s (%s), %s (%s); ridge point %.2f FLOP/byte.\n\n", units.Rate(pk.FLOPsPerS, "FLOP/s"), pk.FLOPsSource, units.Rate(pk.BytesPerS, "B/s"), pk.BytesSource, pk.Ridge)
 			mdRoofs(p, pk)
 		} else {
 			p.f("No machine peaks: operators are not classified.\n\n")
@@ -112,7 +114,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 					break
 				}
 				p.f("| %s | %s | %d | %.1f%% | %s | %s | %s | %s | %s | %s |\n", mdEsc(t.OpType), shortProvider(t.Provider), t.Nodes, 100*t.Share,
-					optRate(t.FLOPsPerS, "FLOP/s"), rate(t.BytesPerS, "B/s"), optNum(t.Intensity), t.Bound, orDash(t.Roof), optPct(t.RoofShare))
+					optRate(t.FLOPsPerS, "FLOP/s"), units.Rate(t.BytesPerS, "B/s"), optNum(t.Intensity), t.Bound, orDash(t.Roof), optPct(t.RoofShare))
 			}
 			p.f("\nFLOPs known for %d of %d nodes (%.1f%% of operator time)", rf.KnownNodes, rf.Nodes, 100*rf.KnownTimeShare)
 			if len(rf.UnknownOpTypes) > 0 {
@@ -139,12 +141,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			p.f("| per inference | above idle | inferences/J | avg W | max W | GFLOP/s per W | gCO2e / 1000 inferences |\n|---:|---:|---:|---:|---:|---:|---:|\n")
 			dyn := "-"
 			if e.DynamicJoulesPerInference != nil {
-				dyn = joules(*e.DynamicJoulesPerInference)
+				dyn = units.Energy(*e.DynamicJoulesPerInference)
 			}
-			p.f("| %s | %s | %.3g | %.2f | %.2f | %s | %s |\n\n", joules(e.JoulesPerInference), dyn, e.InferencesPerJoule, e.AvgW, e.MaxW, optNum(e.GFLOPsPerWatt), optNum(e.Carbon.GramsPer1000))
+			p.f("| %s | %s | %.3g | %.2f | %.2f | %s | %s |\n\n", units.Energy(e.JoulesPerInference), dyn, e.InferencesPerJoule, e.AvgW, e.MaxW, optNum(e.GFLOPsPerWatt), optNum(e.Carbon.GramsPer1000))
 			p.f("| source | type | per inference | avg W | max W | in total |\n|---|---|---:|---:|---:|---|\n")
 			for _, s := range e.Sources {
-				p.f("| %s | %s | %s | %.2f | %.2f | %v |\n", mdEsc(s.Name), s.Type, joules(s.JoulesPerInference), s.AvgW, s.MaxW, s.InTotal)
+				p.f("| %s | %s | %s | %.2f | %.2f | %v |\n", mdEsc(s.Name), s.Type, units.Energy(s.JoulesPerInference), s.AvgW, s.MaxW, s.InTotal)
 			}
 			p.f("\n")
 		}
@@ -163,12 +165,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 }
 
 func writeHardwareMarkdown(p *printer, h *Hardware) {
-	p.f("## Hardware\n\nSampled every %s over %s (%s).", dur(h.IntervalS), dur(h.WallS), Plural(h.Inferences, "run"))
+	p.f("## Hardware\n\nSampled every %s over %s (%s).", units.Duration(h.IntervalS), units.Duration(h.WallS), Plural(h.Inferences, "run"))
 	if c := h.CPU; c != nil {
 		p.f(" Host CPU %.1f%% mean, %.1f%% max of %d CPUs.", 100*c.UtilizationMean, 100*c.UtilizationMax, c.LogicalCPUs)
 	}
 	if pr := h.Process; pr != nil {
-		p.f(" Process CPU %.1f%% mean, peak RSS %s.", 100*pr.CPUUtilizationMean, bytesHuman(int64(pr.PeakRSSBytes)))
+		p.f(" Process CPU %.1f%% mean, peak RSS %s.", 100*pr.CPUUtilizationMean, units.Bytes(int64(pr.PeakRSSBytes)))
 	}
 	for _, g := range h.GPUs {
 		p.f(" GPU %s (%s) %.1f%% busy.", mdEsc(g.Name), mdEsc(g.ID), 100*g.UtilizationMean)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // providerName is a provider for people: the short name, or "not recorded"
@@ -34,7 +36,7 @@ func (pl *Placement) cpuOnly() bool {
 
 // summaryLine is the one-line form of a placement, for CPU-only runs.
 func (pl *Placement) summaryLine() string {
-	return fmt.Sprintf("all nodes on CPUExecutionProvider, no memory copies (%d nodes, %s in operators)", pl.Nodes, dur(pl.TimeS))
+	return fmt.Sprintf("all nodes on CPUExecutionProvider, no memory copies (%d nodes, %s in operators)", pl.Nodes, units.Duration(pl.TimeS))
 }
 
 // opList lists the op types that fell back to the CPU.
@@ -45,7 +47,7 @@ func (fb *Fallback) opList(limit int) string {
 			parts = append(parts, fmt.Sprintf("… %d more", len(fb.ByOpType)-limit))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s ×%d (%s)", o.OpType, o.Nodes, dur(o.TimeS)))
+		parts = append(parts, fmt.Sprintf("%s ×%d (%s)", o.OpType, o.Nodes, units.Duration(o.TimeS)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -60,11 +62,11 @@ func writePlacementText(p *printer, pl *Placement) {
 		p.f("Execution providers: %s\n\n", pl.summaryLine())
 		return
 	}
-	p.f("Execution providers (one profiled run: %d nodes, %s in operators; requested %s)\n", pl.Nodes, dur(pl.TimeS), strings.Join(pl.Requested, ", "))
+	p.f("Execution providers (one profiled run: %d nodes, %s in operators; requested %s)\n", pl.Nodes, units.Duration(pl.TimeS), strings.Join(pl.Requested, ", "))
 	tw := tabwriter.NewWriter(p.w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  provider\tnodes\ttime\tshare\n")
 	for _, r := range pl.ByProvider {
-		fmt.Fprintf(tw, "  %s\t%d\t%s\t%5.1f%%\n", providerName(r.Provider), r.Nodes, dur(r.TimeS), 100*r.Share)
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%5.1f%%\n", providerName(r.Provider), r.Nodes, units.Duration(r.TimeS), 100*r.Share)
 	}
 	if p.err = tw.Flush(); p.err != nil {
 		return
@@ -73,7 +75,7 @@ func writePlacementText(p *printer, pl *Placement) {
 		if fb.Nodes == 0 {
 			p.f("  CPU fallback: none")
 		} else {
-			p.f("  CPU fallback: %s, %s (%.1f%% of operator time): %s", Plural(fb.Nodes, "node"), dur(fb.TimeS), 100*fb.Share, fb.opList(8))
+			p.f("  CPU fallback: %s, %s (%.1f%% of operator time): %s", Plural(fb.Nodes, "node"), units.Duration(fb.TimeS), 100*fb.Share, fb.opList(8))
 		}
 		if fb.ShapeNodes > 0 {
 			p.f("; %s on the CPU by design, not counted", Plural(fb.ShapeNodes, "shape node"))
@@ -85,7 +87,7 @@ func writePlacementText(p *printer, pl *Placement) {
 		p.f("  memory copies: none\n\n")
 		return
 	}
-	p.f("  memory copies: %s, %s, %s (%.1f%% of operator time)", Plural(c.Nodes, "node"), bytesHuman(c.Bytes), dur(c.TimeS), 100*c.Share)
+	p.f("  memory copies: %s, %s, %s (%.1f%% of operator time)", Plural(c.Nodes, "node"), units.Bytes(c.Bytes), units.Duration(c.TimeS), 100*c.Share)
 	if c.UnknownBytesNodes > 0 {
 		p.f("; size unknown for %d", c.UnknownBytesNodes)
 	}
@@ -97,7 +99,7 @@ func writePlacementText(p *printer, pl *Placement) {
 	fmt.Fprintf(tw, "    copy\tdirection\tprovider\tnodes\tbytes\ttime\tshare\trate\n")
 	for _, k := range c.ByKind {
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%d\t%s\t%s\t%5.1f%%\t%s\n", k.OpType, direction(k.Direction), providerName(k.Provider), k.Nodes,
-			bytesHuman(k.Bytes), dur(k.TimeS), 100*k.Share, copyRate(k.BytesPerS))
+			units.Bytes(k.Bytes), units.Duration(k.TimeS), 100*k.Share, copyRate(k.BytesPerS))
 	}
 	p.err = tw.Flush()
 	p.f("\n")
@@ -107,7 +109,7 @@ func copyRate(v float64) string {
 	if v <= 0 {
 		return "-"
 	}
-	return rate(v, "B/s")
+	return units.Rate(v, "B/s")
 }
 
 // writePlacementMarkdown renders the execution-provider section as
@@ -121,17 +123,17 @@ func writePlacementMarkdown(p *printer, pl *Placement) {
 		p.f("One profiled run: %s.\n\n", pl.summaryLine())
 		return
 	}
-	p.f("One profiled run: %d nodes, %s in operators; requested %s.\n\n", pl.Nodes, dur(pl.TimeS), mdEsc(strings.Join(pl.Requested, ", ")))
+	p.f("One profiled run: %d nodes, %s in operators; requested %s.\n\n", pl.Nodes, units.Duration(pl.TimeS), mdEsc(strings.Join(pl.Requested, ", ")))
 	p.f("| provider | nodes | time | share |\n|---|---:|---:|---:|\n")
 	for _, r := range pl.ByProvider {
-		p.f("| %s | %d | %s | %.1f%% |\n", mdEsc(providerName(r.Provider)), r.Nodes, dur(r.TimeS), 100*r.Share)
+		p.f("| %s | %d | %s | %.1f%% |\n", mdEsc(providerName(r.Provider)), r.Nodes, units.Duration(r.TimeS), 100*r.Share)
 	}
 	p.f("\n")
 	if fb := pl.Fallback; fb != nil {
 		if fb.Nodes == 0 {
 			p.f("CPU fallback: none.")
 		} else {
-			p.f("CPU fallback: %s, %s (%.1f%% of operator time): %s.", Plural(fb.Nodes, "node"), dur(fb.TimeS), 100*fb.Share, mdEsc(fb.opList(0)))
+			p.f("CPU fallback: %s, %s (%.1f%% of operator time): %s.", Plural(fb.Nodes, "node"), units.Duration(fb.TimeS), 100*fb.Share, mdEsc(fb.opList(0)))
 		}
 		if fb.ShapeNodes > 0 {
 			p.f(" Shape arithmetic on the CPU by design, not counted: %s.", Plural(fb.ShapeNodes, "node"))
@@ -143,11 +145,11 @@ func writePlacementMarkdown(p *printer, pl *Placement) {
 		p.f("Memory copies: none.\n\n")
 		return
 	}
-	p.f("Memory copies: %s, %s, %s (%.1f%% of operator time).\n\n", Plural(c.Nodes, "node"), bytesHuman(c.Bytes), dur(c.TimeS), 100*c.Share)
+	p.f("Memory copies: %s, %s, %s (%.1f%% of operator time).\n\n", Plural(c.Nodes, "node"), units.Bytes(c.Bytes), units.Duration(c.TimeS), 100*c.Share)
 	p.f("| copy | direction | provider | nodes | bytes | time | share | rate |\n|---|---|---|---:|---:|---:|---:|---:|\n")
 	for _, k := range c.ByKind {
 		p.f("| %s | %s | %s | %d | %s | %s | %.1f%% | %s |\n", mdEsc(k.OpType), direction(k.Direction), mdEsc(providerName(k.Provider)), k.Nodes,
-			bytesHuman(k.Bytes), dur(k.TimeS), 100*k.Share, copyRate(k.BytesPerS))
+			units.Bytes(k.Bytes), units.Duration(k.TimeS), 100*k.Share, copyRate(k.BytesPerS))
 	}
 	p.f("\n")
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // TopAboveRoof is how many nodes above their roofs the text and Markdown
@@ -85,12 +87,12 @@ func writeRoofsText(p *printer, pk *Peaks) {
 	for _, l := range levels {
 		cache := "-"
 		if l.cacheBytes > 0 {
-			cache = bytesHuman(l.cacheBytes)
+			cache = units.Bytes(l.cacheBytes)
 		}
 		fmt.Fprintf(tw, "    %-5s\t%s\t%s\t", l.level, cache, l.workingSet) // padded: the level reads left-aligned
 		for _, t := range threads {
 			if v, ok := l.byThreads[t]; ok {
-				fmt.Fprintf(tw, "%s\t", rate(v, "B/s"))
+				fmt.Fprintf(tw, "%s\t", units.Rate(v, "B/s"))
 			} else {
 				fmt.Fprintf(tw, "-\t")
 			}
@@ -133,7 +135,7 @@ func writeAboveRoofText(p *printer, rf *Roofline) {
 			p.f("    … %d more, each with its reason in report.json (analysis.roofline.ops[].above_roof) and the HTML report\n", len(above)-TopAboveRoof)
 			break
 		}
-		p.f("    %s (%s, %s): %s of its %s roof: %s\n", op.Name, op.OpType, bytesHuman(int64(op.Bytes)), pctText(*op.RoofShare), roofName(op.RoofPlacement), op.AboveRoof)
+		p.f("    %s (%s, %s): %s of its %s roof: %s\n", op.Name, op.OpType, units.Bytes(int64(op.Bytes)), units.Percent(*op.RoofShare, 0), roofName(op.RoofPlacement), op.AboveRoof)
 	}
 }
 
@@ -144,8 +146,6 @@ func roofName(r RoofPlacement) string {
 	}
 	return fmt.Sprintf("%s (%s)", r.Roof, threadsLabel(*r.RoofThreads))
 }
-
-func pctText(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
 
 // mdAboveRoof writes the nodes above their roofs as a Markdown list.
 func mdAboveRoof(p *printer, rf *Roofline) {
@@ -164,7 +164,7 @@ func mdAboveRoof(p *printer, rf *Roofline) {
 			p.f("- … %d more, each with its reason in report.json\n", len(above)-TopAboveRoof)
 			break
 		}
-		p.f("- `%s` (%s, %s): %s of its %s roof: %s\n", strings.ReplaceAll(op.Name, "`", "'"), mdEsc(op.OpType), bytesHuman(int64(op.Bytes)), pctText(*op.RoofShare), roofName(op.RoofPlacement), mdEsc(op.AboveRoof))
+		p.f("- `%s` (%s, %s): %s of its %s roof: %s\n", strings.ReplaceAll(op.Name, "`", "'"), mdEsc(op.OpType), units.Bytes(int64(op.Bytes)), units.Percent(*op.RoofShare, 0), roofName(op.RoofPlacement), mdEsc(op.AboveRoof))
 	}
 	p.f("\n")
 }
@@ -186,12 +186,12 @@ func mdRoofs(p *printer, pk *Peaks) {
 	for _, l := range levels {
 		cache := "-"
 		if l.cacheBytes > 0 {
-			cache = bytesHuman(l.cacheBytes)
+			cache = units.Bytes(l.cacheBytes)
 		}
 		p.f("| %s | %s | %s |", l.level, cache, l.workingSet)
 		for _, t := range threads {
 			if v, ok := l.byThreads[t]; ok {
-				p.f(" %s |", rate(v, "B/s"))
+				p.f(" %s |", units.Rate(v, "B/s"))
 			} else {
 				p.f(" - |")
 			}
@@ -216,17 +216,17 @@ func sizeText(n any) string {
 	if v <= 0 {
 		return "-"
 	}
-	return bytesHuman(v)
+	return units.Bytes(v)
 }
 
 // setsText lists the working sets a roof was measured at.
 func setsText(l BandwidthRoof) string {
 	if len(l.WorkingSets) == 0 {
-		return bytesHuman(l.WorkingSetBytes)
+		return units.Bytes(l.WorkingSetBytes)
 	}
 	parts := make([]string, len(l.WorkingSets))
 	for i, w := range l.WorkingSets {
-		parts[i] = bytesHuman(w)
+		parts[i] = units.Bytes(w)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -36,7 +36,7 @@ type Table struct {
 // SeriesChart is the data of one series chart.
 type SeriesChart struct {
 	Caption string `json:"caption"`
-	// Unit of the values: "s", "By", "J", "1/s" (FormatValue's).
+	// Unit of the values: "s", "By", "J", "1/s" (as units.Value reads them).
 	Unit   string        `json:"unit"`
 	Points []SeriesPoint `json:"points"`
 	// Levels are the series' level between change points, drawn as lines.

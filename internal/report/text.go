@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // TopOperators is how many op types the text report lists.
@@ -19,7 +19,7 @@ const TopOperators = 15
 func WriteText(w io.Writer, r *Report) error {
 	p := &printer{w: w}
 	p.f("ortel bench — %s\n", r.Model.Name)
-	p.f("  model     %s (%s, sha256 %.12s)\n", r.Model.Path, bytesHuman(r.Model.SizeBytes), r.Model.SHA256)
+	p.f("  model     %s (%s, sha256 %.12s)\n", r.Model.Path, units.Bytes(r.Model.SizeBytes), r.Model.SHA256)
 	for _, in := range r.Model.Inputs {
 		v := ""
 		if in.Value != nil {
@@ -43,13 +43,13 @@ func WriteText(w io.Writer, r *Report) error {
 			width = fmt.Sprintf("%.1f%%", 100**a.Width)
 		}
 		p.f("  runs      auto: %d runs, stopped by the %s (p%g interval width %s, target %g%%, limit %s)\n",
-			a.Runs, a.StoppedBy, a.Percentile, width, 100*a.TargetWidth, dur(a.LimitS))
+			a.Runs, a.StoppedBy, a.Percentile, width, 100*a.TargetWidth, units.Duration(a.LimitS))
 	}
 	p.f("\n")
 
 	p.f("Cold start\n")
-	p.f("  session creation  %s\n", dur(r.Session.CreationS))
-	p.f("  first run         %s\n", dur(r.Session.FirstRunS))
+	p.f("  session creation  %s\n", units.Duration(r.Session.CreationS))
+	p.f("  first run         %s\n", units.Duration(r.Session.FirstRunS))
 	p.f("\n")
 
 	l := r.Latency
@@ -61,13 +61,13 @@ func WriteText(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "  min\tmean\tstd\tp50\tp90\tp95\tp99\tp99.9\tmax\t\n")
 	fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-		dur(l.Min), dur(l.Mean), dur(l.Std), pdur(l.Summary, 50, l.P50), pdur(l.Summary, 90, l.P90), pdur(l.Summary, 95, l.P95),
-		pdur(l.Summary, 99, l.P99), pdur(l.Summary, 99.9, l.P999), dur(l.Max))
+		units.Duration(l.Min), units.Duration(l.Mean), units.Duration(l.Std), pdur(l.Summary, 50, l.P50), pdur(l.Summary, 90, l.P90), pdur(l.Summary, 95, l.P95),
+		pdur(l.Summary, 99, l.P99), pdur(l.Summary, 99.9, l.P999), units.Duration(l.Max))
 	tw.Flush()
 	writeIntervals(p, l.Summary)
 	p.f("\n")
 	p.f("Throughput\n")
-	p.f("  %.1f runs/s, %.1f items/s over %s\n", r.Throughput.RunsPerS, r.Throughput.ItemsPerS, dur(r.Throughput.WallS))
+	p.f("  %.1f runs/s, %.1f items/s over %s\n", r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Throughput.WallS))
 	writeLoadText(w, p, r)
 	writeTuneText(w, p, r.Tune)
 	writeHardwareText(p, r.Hardware)
@@ -82,7 +82,7 @@ func WriteText(w io.Writer, r *Report) error {
 				fmt.Fprintf(tw, "  … %d more op types\t\t\t\t\t\n", len(o.ByType)-TopOperators)
 				break
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%5.1f%%\t%s\n", t.OpType, shortProvider(t.Provider), t.Calls, dur(t.TotalS), 100*t.Share, dur(t.MeanS))
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%5.1f%%\t%s\n", t.OpType, shortProvider(t.Provider), t.Calls, units.Duration(t.TotalS), 100*t.Share, units.Duration(t.MeanS))
 		}
 		tw.Flush()
 		p.f("\n")
@@ -154,7 +154,7 @@ func pdur(s stats.Summary, pct, v float64) string {
 	if !s.Supported(pct) {
 		return "—"
 	}
-	return dur(v)
+	return units.Duration(v)
 }
 
 // writeIntervals prints each percentile's confidence interval, or why the
@@ -168,9 +168,9 @@ func writeIntervals(p *printer, s stats.Summary) {
 		name := "p" + strconv.FormatFloat(iv.Percentile, 'f', -1, 64)
 		switch {
 		case iv.Sufficient:
-			p.f("    %-6s %s  [%s, %s]  width %.1f%%\n", name, dur(iv.Estimate), dur(*iv.Lower), dur(*iv.Upper), 100*iv.RelWidth())
+			p.f("    %-6s %s  [%s, %s]  width %.1f%%\n", name, units.Duration(iv.Estimate), units.Duration(*iv.Lower), units.Duration(*iv.Upper), 100*iv.RelWidth())
 		case iv.Lower != nil:
-			p.f("    %-6s insufficient runs: at least %s; bounding it needs %d runs\n", name, dur(*iv.Lower), iv.MinSamples)
+			p.f("    %-6s insufficient runs: at least %s; bounding it needs %d runs\n", name, units.Duration(*iv.Lower), iv.MinSamples)
 		default:
 			p.f("    %-6s insufficient runs: needs %d runs\n", name, iv.MinSamples)
 		}
@@ -189,23 +189,6 @@ func (p *printer) f(format string, args ...any) {
 	_, p.err = fmt.Fprintf(p.w, format, args...)
 }
 
-// dur formats seconds with a unit suited to the magnitude.
-func dur(s float64) string {
-	d := time.Duration(s * float64(time.Second))
-	switch {
-	case s == 0:
-		return "0"
-	case d < time.Microsecond:
-		return fmt.Sprintf("%.0fns", s*1e9)
-	case d < time.Millisecond:
-		return fmt.Sprintf("%.1fµs", s*1e6)
-	case d < time.Second:
-		return fmt.Sprintf("%.2fms", s*1e3)
-	default:
-		return fmt.Sprintf("%.2fs", s)
-	}
-}
-
 func dims(d []int64) string {
 	if d == nil {
 		return "[]"
@@ -219,18 +202,6 @@ func dims(d []int64) string {
 		}
 	}
 	return "[" + strings.Join(parts, ",") + "]"
-}
-
-func bytesHuman(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 func shortProvider(p string) string { return strings.TrimSuffix(p, "ExecutionProvider") }
@@ -249,8 +220,8 @@ func writeArenaText(p *printer, o *Operators) {
 		return
 	}
 	p.f("\n")
-	p.f("Memory arena (profiled runs): peak %s held\n", bytesHuman(o.ArenaPeakBytes))
+	p.f("Memory arena (profiled runs): peak %s held\n", units.Bytes(o.ArenaPeakBytes))
 	for _, g := range o.ArenaGrowth[:min(len(o.ArenaGrowth), 5)] {
-		p.f("  +%-10s %s (%s)\n", bytesHuman(g.Bytes), g.Name, g.OpType)
+		p.f("  +%-10s %s (%s)\n", units.Bytes(g.Bytes), g.Name, g.OpType)
 	}
 }

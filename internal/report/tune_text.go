@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // TuneRowsShown is how many sweep rows the text report lists.
@@ -39,7 +40,7 @@ func writeTuneText(w io.Writer, p *printer, t *Tune) {
 			continue
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s%s\t%s\t%.1f\t%s\t\n", i+1, r.Label, IntervalText(r.P50), mark,
-			pdur(r.Latency, 99, r.Latency.P99), r.RunsPerS, dur(r.CreationS))
+			pdur(r.Latency, 99, r.Latency.P99), r.RunsPerS, units.Duration(r.CreationS))
 	}
 	tw.Flush()
 	if t.Best < 0 {
@@ -70,9 +71,9 @@ func writeTuneText(w io.Writer, p *printer, t *Tune) {
 // 12.9ms]", or the estimate marked when the runs cannot bound it.
 func IntervalText(iv stats.Interval) string {
 	if !iv.Sufficient {
-		return fmt.Sprintf("%s (insufficient runs, %d needed)", dur(iv.Estimate), iv.MinSamples)
+		return fmt.Sprintf("%s (insufficient runs, %d needed)", units.Duration(iv.Estimate), iv.MinSamples)
 	}
-	return fmt.Sprintf("%s [%s, %s]", dur(iv.Estimate), dur(*iv.Lower), dur(*iv.Upper))
+	return fmt.Sprintf("%s [%s, %s]", units.Duration(iv.Estimate), units.Duration(*iv.Lower), units.Duration(*iv.Upper))
 }
 
 func containsInt(xs []int, x int) bool {
@@ -99,7 +100,7 @@ func writeTuneMarkdown(p *printer, t *Tune) {
 		if i == t.Best {
 			lat += " **best**"
 		}
-		p.f("| %d | %s | %s | %.1f | %s |\n", i+1, r.Label, lat, r.RunsPerS, dur(r.CreationS))
+		p.f("| %d | %s | %s | %.1f | %s |\n", i+1, r.Label, lat, r.RunsPerS, units.Duration(r.CreationS))
 	}
 	p.f("\n")
 	if t.Best >= 0 && t.RunnerUp >= 0 {

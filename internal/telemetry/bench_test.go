@@ -8,7 +8,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 // BenchmarkSpanEnd measures starting and ending one span: against the SDK

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
 	"github.com/ortel-dev/ortel/internal/telemetry"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 // With no endpoint configured, Setup writes replayable OTLP/JSON files.

@@ -6,7 +6,7 @@ import (
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 // TestExportErrorsExplain sends a trace export over the wrong protocol to

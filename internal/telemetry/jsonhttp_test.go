@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 
-	"github.com/ortel-dev/ortel/internal/otlpjson"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
 )
 
 // TestMetricsOverHTTPJSON sends a metric export through the official

@@ -23,7 +23,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ortel-dev/ortel/internal/atomicfile"
-	"github.com/ortel-dev/ortel/internal/otlpjson"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
 )
 
 // ProgressSuffix names the file beside a replayed file that records how

@@ -14,8 +14,8 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
-	"github.com/ortel-dev/ortel/internal/otlpjson"
-	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 // traceRecord is one record (line) holding one span named name whose id

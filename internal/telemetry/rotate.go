@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ortel-dev/ortel/internal/otlpjson"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
 )
 
 // Rotation bounds the embedded default's files for long-running commands

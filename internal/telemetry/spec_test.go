@@ -8,8 +8,8 @@ import (
 
 	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 
-	"github.com/ortel-dev/ortel/internal/otlpjson"
-	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 // startBoth starts a receiver serving OTLP over gRPC and over HTTP.

@@ -17,7 +17,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/ortel-dev/ortel/internal/otlpjson"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
 )
 
 // DefaultSpoolMaxBytes bounds a spool folder (Config.SpoolMaxBytes).

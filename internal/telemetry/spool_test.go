@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/ortel-dev/ortel/internal/otlptest"
 	"github.com/ortel-dev/ortel/semconv"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 func deadAddr(t *testing.T) string {

@@ -21,8 +21,8 @@ import (
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/ortel-dev/ortel/internal/otlpjson"
-	"github.com/ortel-dev/ortel/internal/otlptest"
+	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
+	"github.com/ortel-dev/ortel/test/otlptest"
 )
 
 var (

@@ -18,9 +18,9 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc"
 
-	"github.com/ortel-dev/ortel/internal/e2e"
-	"github.com/ortel-dev/ortel/internal/helmcheck"
-	"github.com/ortel-dev/ortel/internal/stack"
+	"github.com/ortel-dev/ortel/test/e2e"
+	"github.com/ortel-dev/ortel/test/helmcheck"
+	"github.com/ortel-dev/ortel/test/stack"
 )
 
 // Gateway is the gateway collector as the Helm chart runs it, on loopback.

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ortel-dev/ortel/internal/stack"
+	"github.com/ortel-dev/ortel/test/stack"
 )
 
 // target is what one release binary must be.

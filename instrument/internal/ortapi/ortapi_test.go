@@ -16,7 +16,7 @@ import (
 
 	"github.com/ortel-dev/ortel/instrument/internal/ortapi"
 	"github.com/ortel-dev/ortel/internal/onnxgen"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestTableIndexMatchesBindingHeader counts the entries of the OrtApi

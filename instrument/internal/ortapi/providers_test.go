@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ortel-dev/ortel/instrument/internal/ortapi"
-	"github.com/ortel-dev/ortel/internal/testenv"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestProvidersIndexMatchesBindingHeader counts the OrtApi members before
