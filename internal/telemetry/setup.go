@@ -35,8 +35,9 @@ type Telemetry struct {
 	Resolved Resolved
 
 	stats         *stats
-	abort         context.CancelFunc // abandons in-flight exports
-	exportersDone []<-chan struct{}  // closed as each exporter finishes shutting down
+	abort         context.CancelFunc     // abandons in-flight exports
+	exportersDone []<-chan struct{}      // closed as each exporter finishes shutting down
+	spanProcessor sdktrace.SpanProcessor // the batch processor's, nil without one
 	files         []string
 	res           *resource.Resource
 	spools        [2]*spool // traces, metrics; nil without a spool
@@ -108,7 +109,8 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 			spanbatch.WithBatchTimeout(r.SpanScheduleDelay),
 			spanbatch.WithExportTimeout(r.SpanExportTimeout),
 		)
-		tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(&countingProcessor{next: bsp, stats: t.stats, limit: int64(r.SpanQueueSize)}))
+		t.spanProcessor = &countingProcessor{next: bsp, stats: t.stats, limit: int64(r.SpanQueueSize)}
+		tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(t.spanProcessor))
 	}
 	t.TracerProvider = sdktrace.NewTracerProvider(tpOpts...)
 
@@ -387,6 +389,13 @@ func (t *Telemetry) shutdown(parent context.Context) error {
 	wg.Go(func() { metricErr = t.MeterProvider.Shutdown(ctx) })
 	wg.Wait()
 	t.abort()
+	if t.spanProcessor != nil {
+		// The SDK skips a processor's Shutdown when ctx has already ended
+		// (a canceled parent): the queue would never be drained, nor the
+		// exporter shut down, and the wait below would not end. It runs
+		// once: when the SDK did call it, this returns at once.
+		_ = t.spanProcessor.Shutdown(ctx)
+	}
 	// Exports abandoned just now end at once. Without a spool what they
 	// held is dropped: give the exporters a moment to finish closing
 	// (connections, files) so nothing outlives Shutdown. With one, it and

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -270,14 +271,20 @@ func TestReplayBadInput(t *testing.T) {
 // did not see written. The slow case holds the first trace batch's write
 // back for 3 s, far longer than the shutdown bound plus the 1 s grace a
 // spool once had; a machine slower than this test expects only makes the
-// write later, never the outcome different.
+// write later, never the outcome different. The last case calls Shutdown
+// with a context that has already ended: it must return all the same, with
+// both spans spooled.
 func TestSpoolWhenShutdownGivesUp(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		slow time.Duration // how long the first trace batch takes to reach the spool
+		name     string
+		slow     time.Duration // how long the first trace batch takes to reach the spool
+		canceled bool          // Shutdown's context has ended before the call
 	}{
-		{"spool written at once", 0},
-		{"spool written slower than any grace", 3 * time.Second},
+		{"spool written at once", 0, false},
+		{"spool written slower than any grace", 3 * time.Second, false},
+		// The SDK then never calls the span processor's Shutdown: nothing
+		// would drain the queue nor close the exporter Shutdown waits for.
+		{"context ended before Shutdown", 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cleanEnv(t)
@@ -298,7 +305,21 @@ func TestSpoolWhenShutdownGivesUp(t *testing.T) {
 				t.Fatal(err)
 			}
 			emit(t, tel)
-			_ = tel.Shutdown(ctx)
+			shutdownCtx, cancel := context.WithCancel(ctx)
+			if tc.canceled {
+				cancel()
+			}
+			defer cancel()
+			returned := make(chan struct{})
+			go func() {
+				defer close(returned)
+				_ = tel.Shutdown(shutdownCtx)
+			}()
+			select {
+			case <-returned:
+			case <-ctx.Done():
+				t.Fatal("Shutdown has not returned in 60s: it waits for an exporter nothing shuts down")
+			}
 			if st := tel.Stats(); st.SpansSpooled != 2 || st.SpansDropped != 0 {
 				t.Errorf("stats = %+v, want both spans spooled", st)
 			}
