@@ -27,8 +27,11 @@ type attachFlags struct {
 	processRuns, runs     int
 }
 
-// defaultDuty is the fleet's default duty cycle.
-const defaultDuty = "always"
+// defaultDuty is the fleet's default duty cycle, attach.FleetDutyOn of
+// every attach.FleetDutyPeriod (TestAgentAttachDefaultDuty): a short model
+// pays a twentieth of what the probes cost while on (README, "Attaching
+// every process").
+const defaultDuty = "3s/1m"
 
 func (x *attachFlags) register(fs *flagSet) {
 	fs.boolFlag(&x.on, "attach", false,
@@ -235,8 +238,9 @@ func (a *attaching) summary(w io.Writer) {
 	if s := a.fleet.Share(); s < 1 {
 		scaled = fmt.Sprintf("probes on %s of the time, counts scaled by %.4g", units.Percent(s, 1), 1/s)
 	}
-	fmt.Fprintf(w, "ortel agent: attach: %s attached, %d probe windows (%s): %d runs seen (%d failed), %d spans, %d shed, %d lost\n",
-		plural(a.attached, "process", "processes"), st.Windows, scaled, st.Runs, st.Errors, st.Spans, st.Shed, st.Lost)
+	fmt.Fprintf(w, "ortel agent: attach: %s attached, %s (%s): %d runs seen (%d failed), %d spans, %d shed, %d lost\n",
+		plural(a.attached, "process", "processes"), plural(int(st.Windows), "probe window", "probe windows"), scaled,
+		st.Runs, st.Errors, st.Spans, st.Shed, st.Lost)
 	if len(a.refused) > 0 {
 		var parts []string
 		for _, kind := range slices.Sorted(maps.Keys(a.refused)) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,44 +117,10 @@ func TestAgentAttachesDiscoveredProcesses(t *testing.T) {
 	defer cancelDeadline()
 	baseFDs := perfEventFDs(t)
 
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		code := run(ctx, &env{stdout: io.Discard, stderr: pw}, []string{"agent", "--discover", "--discover-interval", "200ms",
-			"--attach", "--attach-span-ratio", "1", "--attach-duty", "always",
-			"--interval", "100ms", "--otlp-endpoint", "http://" + rcv.Endpoint(), "--out", t.TempDir()})
-		pw.Close()
-		done <- code
-	}()
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	var log []string
-	waitLine := func(want string) {
-		t.Helper()
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("the agent ended before saying %q:\n%s", want, strings.Join(log, "\n"))
-				}
-				log = append(log, l)
-				if strings.Contains(l, want) {
-					return
-				}
-			case <-deadline.Done():
-				t.Fatalf("the agent did not say %q:\n%s", want, strings.Join(log, "\n"))
-			}
-		}
-	}
-	waitLine("discovering processes that load ONNX Runtime every 200ms")
+	a := startAgent(t, deadline, "agent", "--discover", "--discover-interval", "200ms",
+		"--attach", "--attach-span-ratio", "1", "--attach-duty", "always",
+		"--interval", "100ms", "--otlp-endpoint", "http://"+rcv.Endpoint(), "--out", t.TempDir())
+	a.waitLine("discovering processes that load ONNX Runtime every 200ms")
 
 	// The client starts after the agent, in the fixture pod.
 	node := exec.Command("node", "../../internal/attach/testdata/client.js", mods)
@@ -187,9 +152,8 @@ func TestAgentAttachesDiscoveredProcesses(t *testing.T) {
 	pid := node.Process.Pid
 	addFixtureProcess(t, root, pid)
 	named := fmt.Sprintf("process %d (node)", pid)
-	waitLine("watching " + named + ", which loaded ONNX Runtime ")
-	if !strings.HasSuffix(log[len(log)-1], "; probes attached") {
-		t.Fatalf("the agent did not attach the client:\n%s", strings.Join(log, "\n"))
+	if l := a.waitLine("watching " + named + ", which loaded ONNX Runtime "); !strings.HasSuffix(l, "; probes attached") {
+		t.Fatalf("the agent did not attach the client:\n%s", a.text())
 	}
 	if n := perfEventFDs(t) - baseFDs; n < 9 {
 		t.Errorf("%d perf events opened for the client's probes, want 9 or more", n)
@@ -218,7 +182,7 @@ func TestAgentAttachesDiscoveredProcesses(t *testing.T) {
 		return n == 50
 	})
 	if err != nil {
-		t.Fatalf("50 run spans of process %d in pod %s: %v\n%s", pid, fixturePodUID, err, strings.Join(log, "\n"))
+		t.Fatalf("50 run spans of process %d in pod %s: %v\n%s", pid, fixturePodUID, err, a.text())
 	}
 	err = rcv.WaitMetrics(deadline, func(r *otlptest.Receiver) bool {
 		for _, m := range r.Metric("onnxruntime.run.duration") {
@@ -240,16 +204,16 @@ func TestAgentAttachesDiscoveredProcesses(t *testing.T) {
 	node.Process.Kill()
 	node.Wait()
 	reaped = true
-	waitLine(named + " exited; its probes are removed")
+	// Said as an exit, or as an unload when a scan caught it exiting (its
+	// memory map already gone, not yet a zombie).
+	if l := a.waitLine(named); !strings.HasSuffix(l, "; its probes are removed") {
+		t.Errorf("the agent did not remove the client's probes: %q", l)
+	}
 	if n := perfEventFDs(t) - baseFDs; n != 0 {
 		t.Errorf("%d perf events still open after the client exited and was detached", n)
 	}
-	stop()
-	for l := range lines {
-		log = append(log, l)
-	}
-	all := strings.Join(log, "\n")
-	if code := <-done; code != exitOK && (code != exitTelemetryLost || strings.Contains(all, "telemetry lost")) {
+	code, all := a.finish()
+	if code != exitOK && (code != exitTelemetryLost || strings.Contains(all, "telemetry lost")) {
 		t.Fatalf("agent exit %d:\n%s", code, all)
 	}
 	if !strings.Contains(all, "attach: 1 process attached") || !strings.Contains(all, "50 runs seen (0 failed), 50 spans, 0 shed, 0 lost") {
@@ -280,5 +244,25 @@ func TestAgentAttachBadFlags(t *testing.T) {
 				t.Errorf("exit %d, want %d with %q:\n%s", code, exitUsage, tc.want, stderr)
 			}
 		})
+	}
+}
+
+// TestAgentAttachDefaultDuty: --attach-duty's default is the engine's
+// fleet default, the one BenchmarkFleetCostNode measures, and the chart's.
+func TestAgentAttachDefaultDuty(t *testing.T) {
+	x := attachFlags{on: true, duty: defaultDuty, spanRatio: 0.01}
+	fs := newFlagSet("agent")
+	if err := x.validate(fs, true); err != nil {
+		t.Fatal(err)
+	}
+	if x.dutyOn != attach.FleetDutyOn || x.dutyPeriod != attach.FleetDutyPeriod {
+		t.Errorf("--attach-duty default %q is %s/%s, want attach's %s/%s", defaultDuty, x.dutyOn, x.dutyPeriod, attach.FleetDutyOn, attach.FleetDutyPeriod)
+	}
+	values, err := os.ReadFile("../../otelcol-config/helm/ortel/values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(values), "\n    duty: "+defaultDuty+"\n") {
+		t.Errorf("the chart's agent.attach.duty is not %s", defaultDuty)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -32,6 +33,10 @@ func startDiscovery(ctx context.Context, w io.Writer, proc *process.Receiver, ev
 	for _, pid := range explicit {
 		d.explicit[pid] = true
 	}
+	// The agent maps ONNX Runtime itself once --attach has resolved a
+	// library (it loads it to read its function table): it is not one of
+	// the processes to watch or attach, unless given with --pid.
+	d.explicit[os.Getpid()] = true
 	tr := discover.NewTracker(proc.Root())
 	var wg sync.WaitGroup
 	wg.Go(func() { tr.Run(ctx, every, d.apply) })

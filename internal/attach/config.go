@@ -70,6 +70,14 @@ func WithSpanRatio(r float64) Option {
 	return optionFunc(func(c *config) { c.spanRatio = r })
 }
 
+// FleetDutyOn and FleetDutyPeriod are the fleet's default duty cycle
+// (ortel agent --attach-duty): the probes are on for FleetDutyOn of every
+// FleetDutyPeriod. BenchmarkFleetCostNode measures what it costs.
+const (
+	FleetDutyOn     = 3 * time.Second
+	FleetDutyPeriod = time.Minute
+)
+
 // WithDutyCycle keeps a Fleet's probes attached for on out of every
 // period, and detached the rest of it: a uprobe traps on every call
 // whatever is sampled, so this bounds what the probes cost the targets.

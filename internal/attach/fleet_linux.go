@@ -32,10 +32,15 @@ type Fleet struct {
 	waiting map[int]*member // refused for the node's probe limit; admitted when room frees
 	inUse   int             // probes of the members (attached or not)
 	open    bool            // the window is open: the members' probes are on
-	closed  bool
-	windows int64 // windows opened
-	failed  int64 // attaches that failed in a window (a process exiting meanwhile)
-	lastErr error
+	// openedAt is when the open window's probes were all on (the poll's
+	// time plus the time attaching took): the window lasts dutyOn from
+	// there, so the probes are on for the share counts are scaled by.
+	openedAt time.Time
+	nextOpen time.Time // the next period's start
+	closed   bool
+	windows  int64 // windows opened
+	failed   int64 // attaches that failed in a window (a process exiting meanwhile)
+	lastErr  error
 
 	on atomic.Pointer[map[uint32]bool] // the processes whose probes are on now
 }
@@ -78,8 +83,9 @@ func NewFleet(opts ...Option) (*Fleet, error) {
 	if st := Check(); !st.Available {
 		return nil, fmt.Errorf("eBPF uprobes cannot be used here: %s", st.Reason)
 	}
+	now := time.Now()
 	f := &Fleet{cfg: cfg, t: &Tracer{cfg: cfg}, members: map[int]*member{}, waiting: map[int]*member{},
-		open: true, windows: 1, start: time.Now()}
+		open: true, windows: 1, start: now, openedAt: now, nextOpen: now.Add(cfg.duty)}
 	f.on.Store(&map[uint32]bool{})
 	f.t.onPoll = f.poll
 	err := f.t.load(func(e *emitter) {
@@ -215,26 +221,39 @@ func (f *Fleet) publishLocked() {
 	f.on.Store(&on)
 }
 
-// poll opens or closes the duty cycle's window (Run calls it every poll).
+// poll opens or closes the duty cycle's window (Run calls it every poll):
+// it opens at each period's start and closes dutyOn after its probes were
+// all on.
 func (f *Fleet) poll(now time.Time) {
 	if f.cfg.duty == 0 {
 		return
 	}
-	open := now.Sub(f.start)%f.cfg.duty < f.cfg.dutyOn
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if open == f.open || f.closed {
+	if f.closed {
 		return
 	}
-	f.open = open
-	if open {
+	switch {
+	case !f.open && !now.Before(f.nextOpen):
+		began := time.Now()
+		f.open = true
 		f.windows++
 		f.admitWaitingLocked()
+		f.switchLocked(true)
+		f.openedAt = now.Add(time.Since(began))
+		f.nextOpen = f.start.Add((now.Sub(f.start)/f.cfg.duty + 1) * f.cfg.duty)
+	case f.open && now.Sub(f.openedAt) >= f.cfg.dutyOn:
+		f.open = false
+		f.switchLocked(false)
 	}
+}
+
+// switchLocked attaches (on) or detaches every member. f.mu is held.
+func (f *Fleet) switchLocked(on bool) {
 	for _, pid := range slices.Sorted(maps.Keys(f.members)) {
 		m := f.members[pid]
 		var err error
-		if open {
+		if on {
 			err = f.attachLocked(pid, m)
 		} else {
 			err = f.detachLocked(pid, m)

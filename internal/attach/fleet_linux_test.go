@@ -238,6 +238,13 @@ func TestFleetDutyCycle(t *testing.T) {
 	if n := f.ProbesOn(c.pid()); n != probesPerLibrary {
 		t.Fatalf("window open again, %d probes on, want %d", n, probesPerLibrary)
 	}
+	// The window lasts its second from when the probes were all on, not
+	// from the period's start: attaching takes time, and the counts are
+	// scaled by the time the probes are on.
+	f.poll(f.openedAt.Add(time.Second - time.Millisecond))
+	if n := f.ProbesOn(c.pid()); n != probesPerLibrary {
+		t.Fatalf("window closed before its second was up: %d probes on", n)
+	}
 	c.do("run 15") // window 2: seen
 	drain(t, f)
 	if st := f.Stats(); st.Windows != 2 || st.Runs != 25 || st.Failed != 0 {
@@ -266,4 +273,63 @@ func startSleep(t *testing.T) int {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	return cmd.Process.Pid
+}
+
+// The probes come off and go back on while the target runs, again and
+// again, with calls in flight (Run's return probe is armed on the
+// target's stack): the target must keep running and answer, and every
+// run seen must have ended (none stays counted as active).
+func TestFleetDetachDuringRunsConcurrentSafe(t *testing.T) {
+	requireEBPF(t)
+	model := testModel(t)
+	c := startNode(t, "1.24.3")
+	c.do("create " + model)
+	s := newSinks()
+	const period = 10 * time.Second
+	f := startFleet(t, s, WithDutyCycle(time.Second, period))
+	if err := f.Add(c.pid()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.stdin.Write([]byte("run 20000\n")); err != nil {
+		t.Fatal(err)
+	}
+	answer := make(chan string, 1)
+	go func() {
+		if c.out.Scan() {
+			answer <- c.out.Text()
+		}
+		close(answer)
+	}()
+	toggles := 0
+	var got string
+	for got == "" {
+		select {
+		case a, ok := <-answer:
+			if !ok {
+				t.Fatalf("the client ended after %d detaches and attaches during its runs: %v", toggles, c.cmd.Wait())
+			}
+			got = a
+		default:
+			// Times of the poll's own making: each window closes in its
+			// period's last second, and the next opens.
+			at := f.start.Add(time.Duration(toggles) * period)
+			f.poll(at.Add(period - time.Second)) // closed
+			f.poll(at.Add(period))               // open
+			if f.ProbesOn(c.pid()) != probesPerLibrary {
+				t.Fatalf("window %d did not open", toggles+2)
+			}
+			toggles++
+		}
+	}
+	if !strings.HasPrefix(got, "ran 20000 ") {
+		t.Fatalf("client: %q", got)
+	}
+	drain(t, f)
+	if st := f.Stats(); st.Failed != 0 || st.Runs == 0 {
+		t.Errorf("after %d detaches and attaches: stats %+v, want runs seen and no failed attach", toggles, st)
+	}
+	if n := sumInt(t, s.metrics(t)["onnxruntime.run.active"]); n != 0 {
+		t.Errorf("onnxruntime.run.active %d after the runs, want 0", n)
+	}
+	t.Logf("%d detaches and attaches during 20000 runs; %d runs seen", toggles, f.Stats().Runs)
 }
