@@ -28,6 +28,7 @@ const agentOutro = `
 Examples:
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel agent --pid 4242
   sudo ortel agent --discover
+  sudo ortel agent --discover --attach     # run spans and metrics too, probes on 3s of every minute
   ortel agent --interval 100ms --duration 30s
 `
 
