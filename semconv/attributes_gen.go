@@ -947,6 +947,27 @@ func OnnxruntimeRunProfiled(v bool) attribute.KeyValue {
 	return OnnxruntimeRunProfiledKey.Bool(v)
 }
 
+// OnnxruntimeRunSampledShareKey is the attribute key
+// "onnxruntime.run.sampled_share": Share of the time the runs were observed,
+// when they were observed only part of the time.
+//
+// Type double, stability development, ortel-defined, used on metrics and
+// spans.
+//
+// ortel agent --attach keeps its probes on a process for a share of each
+// period (a duty cycle) to bound what they cost. Counts carrying this
+// attribute are estimates, what was seen divided by the share; histograms
+// carrying it hold the runs seen, unscaled. Absent when every run was
+// observed.
+//
+// Examples: 0.05.
+const OnnxruntimeRunSampledShareKey = attribute.Key("onnxruntime.run.sampled_share")
+
+// OnnxruntimeRunSampledShare returns the attribute onnxruntime.run.sampled_share=v.
+func OnnxruntimeRunSampledShare(v float64) attribute.KeyValue {
+	return OnnxruntimeRunSampledShareKey.Float64(v)
+}
+
 // OnnxruntimeSessionIDKey is the attribute key "onnxruntime.session.id":
 // Identifier of one inference session, unique within the process.
 //
@@ -1505,6 +1526,7 @@ var Attributes = []Attribute{
 	{Key: "onnxruntime.node.threads.main_run_ratio", Type: "double", Brief: "Time the main thread spent running the node's work divided by the node's duration.", Stability: "development", Upstream: false, SpansOnly: true},
 	{Key: "onnxruntime.node.threads.sub_runs", Type: "int", Brief: "Total number of work items run by the sub-threads (the sum of their num_run).", Stability: "development", Upstream: false, SpansOnly: true},
 	{Key: "onnxruntime.run.profiled", Type: "boolean", Brief: "Whether the run went through a session with the ONNX Runtime profiler enabled.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"onnxruntime.run.duration"}},
+	{Key: "onnxruntime.run.sampled_share", Type: "double", Brief: "Share of the time the runs were observed, when they were observed only part of the time.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"onnxruntime.run.duration", "onnxruntime.run.errors", "onnxruntime.runs"}},
 	{Key: "onnxruntime.session.id", Type: "string", Brief: "Identifier of one inference session, unique within the process.", Stability: "development", Upstream: false, SpansOnly: true},
 	{Key: "ortel.batch.size", Type: "int", Brief: "Batch size of one step of a batch sweep.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.batch.duration", "ortel.batch.scaling_efficiency", "ortel.batch.throughput"}},
 	{Key: "ortel.finding.evidence", Type: "string[]", Brief: "The numbers behind a finding, each as \"name=value unit\".", Stability: "development", Upstream: false, SpansOnly: true},

@@ -789,6 +789,8 @@ func NewOnnxruntimeRunActive(m metric.Meter, opts ...metric.Int64ObservableUpDow
 //   - onnxruntime.model.name (required)
 //   - onnxruntime.run.profiled (recommended)
 //   - error.type (conditionally required: if the run failed)
+//   - onnxruntime.run.sampled_share (conditionally required: if the runs were
+//     observed only part of the time)
 const (
 	// OnnxruntimeRunDurationName is the instrument name.
 	OnnxruntimeRunDurationName = "onnxruntime.run.duration"
@@ -817,6 +819,8 @@ func NewOnnxruntimeRunDuration(m metric.Meter, opts ...metric.Float64HistogramOp
 // Attributes:
 //   - onnxruntime.model.name (required)
 //   - error.type (required)
+//   - onnxruntime.run.sampled_share (conditionally required: if the runs were
+//     observed only part of the time)
 const (
 	// OnnxruntimeRunErrorsName is the instrument name.
 	OnnxruntimeRunErrorsName = "onnxruntime.run.errors"
@@ -876,6 +880,8 @@ func NewOnnxruntimeRunMemoryArenaPeak(m metric.Meter, opts ...metric.Int64Histog
 //
 // Attributes:
 //   - onnxruntime.model.name (required)
+//   - onnxruntime.run.sampled_share (conditionally required: if the runs were
+//     observed only part of the time)
 const (
 	// OnnxruntimeRunsName is the instrument name.
 	OnnxruntimeRunsName = "onnxruntime.runs"
@@ -3070,10 +3076,10 @@ var Metrics = []Metric{
 	{Name: NvidiaGPUThrottleActiveName, Instrument: "gauge", Kind: "Float64ObservableGauge", Unit: NvidiaGPUThrottleActiveUnit, ValueType: "double", Brief: NvidiaGPUThrottleActiveDescription, Source: "receivers/nvml", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"hw.id", "nvidia.throttle.reason"}, Required: []string{"hw.id", "nvidia.throttle.reason"}},
 	{Name: OnnxruntimeNodeDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OnnxruntimeNodeDurationUnit, ValueType: "double", Brief: OnnxruntimeNodeDurationDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "onnxruntime.node.op_type", "onnxruntime.execution_provider"}, Required: []string{"onnxruntime.model.name", "onnxruntime.node.op_type"}, Buckets: []float64{1e-06, 2.5e-06, 5e-06, 1e-05, 2.5e-05, 5e-05, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1}},
 	{Name: OnnxruntimeRunActiveName, Instrument: "updowncounter", Kind: "Int64ObservableUpDownCounter", Unit: OnnxruntimeRunActiveUnit, ValueType: "int", Brief: OnnxruntimeRunActiveDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}},
-	{Name: OnnxruntimeRunDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OnnxruntimeRunDurationUnit, ValueType: "double", Brief: OnnxruntimeRunDurationDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "onnxruntime.run.profiled", "error.type"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10}},
-	{Name: OnnxruntimeRunErrorsName, Instrument: "counter", Kind: "Int64Counter", Unit: OnnxruntimeRunErrorsUnit, ValueType: "int", Brief: OnnxruntimeRunErrorsDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "error.type"}, Required: []string{"onnxruntime.model.name", "error.type"}},
+	{Name: OnnxruntimeRunDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OnnxruntimeRunDurationUnit, ValueType: "double", Brief: OnnxruntimeRunDurationDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "onnxruntime.run.profiled", "error.type", "onnxruntime.run.sampled_share"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10}},
+	{Name: OnnxruntimeRunErrorsName, Instrument: "counter", Kind: "Int64Counter", Unit: OnnxruntimeRunErrorsUnit, ValueType: "int", Brief: OnnxruntimeRunErrorsDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name", "error.type", "onnxruntime.run.sampled_share"}, Required: []string{"onnxruntime.model.name", "error.type"}},
 	{Name: OnnxruntimeRunMemoryArenaPeakName, Instrument: "histogram", Kind: "Int64Histogram", Unit: OnnxruntimeRunMemoryArenaPeakUnit, ValueType: "int", Brief: OnnxruntimeRunMemoryArenaPeakDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{65536, 262144, 1.048576e+06, 4.194304e+06, 1.6777216e+07, 6.7108864e+07, 2.68435456e+08, 1.073741824e+09, 4.294967296e+09, 1.7179869184e+10}},
-	{Name: OnnxruntimeRunsName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OnnxruntimeRunsUnit, ValueType: "int", Brief: OnnxruntimeRunsDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}},
+	{Name: OnnxruntimeRunsName, Instrument: "counter", Kind: "Int64ObservableCounter", Unit: OnnxruntimeRunsUnit, ValueType: "int", Brief: OnnxruntimeRunsDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: true, Attributes: []string{"onnxruntime.model.name", "onnxruntime.run.sampled_share"}, Required: []string{"onnxruntime.model.name"}},
 	{Name: OnnxruntimeSessionCreationDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OnnxruntimeSessionCreationDurationUnit, ValueType: "double", Brief: OnnxruntimeSessionCreationDurationDescription, Source: "instrument", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}},
 	{Name: OnnxruntimeSessionInitializationDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OnnxruntimeSessionInitializationDurationUnit, ValueType: "double", Brief: OnnxruntimeSessionInitializationDurationDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}},
 	{Name: OnnxruntimeSessionLoadDurationName, Instrument: "histogram", Kind: "Float64Histogram", Unit: OnnxruntimeSessionLoadDurationUnit, ValueType: "double", Brief: OnnxruntimeSessionLoadDurationDescription, Source: "internal/bench", DefaultEnabled: true, Upstream: false, Observable: false, Attributes: []string{"onnxruntime.model.name"}, Required: []string{"onnxruntime.model.name"}, Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}},

@@ -28,6 +28,7 @@ const agentOutro = `
 Examples:
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel agent --pid 4242
   sudo ortel agent --discover
+  sudo ortel agent --discover --attach     # run spans and metrics too, probes on 3s of every minute
   ortel agent --interval 100ms --duration 30s
 `
 
@@ -51,6 +52,7 @@ type agentAction struct {
 	output                            outputFlags
 	export                            exportFlags
 	ui                                uiFlags
+	attach                            attachFlags
 }
 
 func (a *agentAction) flags(fs *flagSet) {
@@ -68,6 +70,7 @@ func (a *agentAction) flags(fs *flagSet) {
 			"follow; GPU readings per process cover every process on the GPUs, each with its pod; perf counters stay on "+
 			"the --pid processes (default: the agent itself)")
 	fs.durationFlag(&a.discoverEvery, "discover-interval", "D", 10*time.Second, "how often --discover rescans (default 10s)")
+	a.attach.register(fs)
 	fs.durationFlag(&a.duration, "duration", "D", 0, "stop after this long (default: run until interrupted)")
 	a.output.register(fs, "agent", outputRotate|outputQuiet)
 	a.export.register(fs, exportAll)
@@ -93,6 +96,9 @@ func (a *agentAction) validate() error {
 		return usagef("--discover-interval needs --discover")
 	}
 	if err := a.ui.validate(); err != nil {
+		return err
+	}
+	if err := a.attach.validate(a.fs, a.discover); err != nil {
 		return err
 	}
 	return checkHealthAddr(a.healthAddr)
@@ -147,16 +153,25 @@ func (a *agentAction) run(ctx context.Context, e *env, pos []string) error {
 		ctx, cancel = context.WithTimeout(ctx, a.duration)
 		defer cancel()
 	}
-	waitDiscovery := func() {}
+	waitDiscovery, stopAttach := func() {}, func() {}
 	if a.discover {
 		var w io.Writer
+		var say func(string, ...any)
 		if !a.output.quiet {
-			w = e.stderr
+			w = &lockedWriter{w: e.stderr} // discovery and attach say things from their goroutines
+			say = func(format string, args ...any) { fmt.Fprintf(w, "ortel agent: "+format+"\n", args...) }
 		}
-		waitDiscovery = startDiscovery(ctx, w, h.hw.Process, a.discoverEvery, pids)
+		var att *attaching
+		if a.attach.on {
+			if att, stopAttach, err = startAttach(ctx, &a.attach, h, h.hw.Process.Root(), e, say); err != nil {
+				return errors.Join(fmt.Errorf("--attach: %w", err), h.stopTelemetry(ctx))
+			}
+		}
+		waitDiscovery = startDiscovery(ctx, w, h.hw.Process, a.discoverEvery, pids, att)
 	}
 	<-ctx.Done()
 	waitDiscovery() // before the receivers stop: no Watch after Shutdown
+	stopAttach()    // every probe off before the final export
 
 	// The telemetry's final export collects once more; the receivers stop
 	// after it (close).

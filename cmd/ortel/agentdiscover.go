@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -22,15 +23,20 @@ type discovery struct {
 	every    time.Duration
 	first    bool
 	lastErr  string
+	att      *attaching // --attach; nil without
 }
 
 // startDiscovery scans now and then every interval until ctx ends, in the
 // background; the returned function waits for it to end.
-func startDiscovery(ctx context.Context, w io.Writer, proc *process.Receiver, every time.Duration, explicit []int) (wait func()) {
-	d := &discovery{w: w, proc: proc, explicit: map[int]bool{}, every: every, first: true}
+func startDiscovery(ctx context.Context, w io.Writer, proc *process.Receiver, every time.Duration, explicit []int, att *attaching) (wait func()) {
+	d := &discovery{w: w, proc: proc, explicit: map[int]bool{}, every: every, first: true, att: att}
 	for _, pid := range explicit {
 		d.explicit[pid] = true
 	}
+	// The agent maps ONNX Runtime itself once --attach has resolved a
+	// library (it loads it to read its function table): it is not one of
+	// the processes to watch or attach, unless given with --pid.
+	d.explicit[os.Getpid()] = true
 	tr := discover.NewTracker(proc.Root())
 	var wg sync.WaitGroup
 	wg.Go(func() { tr.Run(ctx, every, d.apply) })
@@ -66,14 +72,14 @@ func (d *discovery) apply(c discover.Change, err error) {
 			continue
 		}
 		_ = d.proc.Unwatch(p.PID) // closing a gone process's files fails harmlessly
-		d.say("process %s exited", p)
+		d.say("process %s exited%s", p, d.detach(p.PID))
 	}
 	for _, p := range c.Unloaded {
 		if d.explicit[p.PID] {
 			continue
 		}
 		_ = d.proc.Unwatch(p.PID)
-		d.say("process %s no longer maps ONNX Runtime (or can no longer be read); not watched any more", p)
+		d.say("process %s no longer maps ONNX Runtime (or can no longer be read); not watched any more%s", p, d.detach(p.PID))
 	}
 	for _, p := range c.Started {
 		if d.explicit[p.PID] {
@@ -87,8 +93,24 @@ func (d *discovery) apply(c discover.Change, err error) {
 		if p.Python {
 			what = "ONNX Runtime's Python binding"
 		}
-		d.say("watching process %s, which loaded %s", p, what)
+		d.say("watching process %s, which loaded %s%s", p, what, d.attach(p.PID))
 	}
+}
+
+// attach attaches a started process with --attach, and says how it went.
+func (d *discovery) attach(pid int) string {
+	if d.att == nil {
+		return ""
+	}
+	return d.att.add(pid)
+}
+
+// detach detaches a gone process with --attach, and says so.
+func (d *discovery) detach(pid int) string {
+	if d.att == nil {
+		return ""
+	}
+	return d.att.remove(pid)
 }
 
 // plural is "1 process" or "3 processes".

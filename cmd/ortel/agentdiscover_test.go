@@ -44,6 +44,70 @@ func memoryPIDs(rms []*metricspb.ResourceMetrics) map[int64]bool {
 	return out
 }
 
+// agentRun is an agent running in this process, its stderr read line by
+// line.
+type agentRun struct {
+	t        *testing.T
+	deadline context.Context
+	stop     context.CancelFunc
+	lines    chan string
+	done     chan int
+	log      []string
+}
+
+// startAgent runs `ortel args...` in the background until finish; every
+// wait is bounded by deadline.
+func startAgent(t *testing.T, deadline context.Context, args ...string) *agentRun {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	a := &agentRun{t: t, deadline: deadline, stop: stop, lines: make(chan string, 100), done: make(chan int, 1)}
+	go func() {
+		code := run(ctx, &env{stdout: io.Discard, stderr: pw}, args)
+		pw.Close()
+		a.done <- code
+	}()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			a.lines <- sc.Text()
+		}
+		close(a.lines)
+	}()
+	t.Cleanup(stop)
+	return a
+}
+
+// waitLine reads the agent's lines until one holds want, and returns it.
+func (a *agentRun) waitLine(want string) string {
+	a.t.Helper()
+	for {
+		select {
+		case l, ok := <-a.lines:
+			if !ok {
+				a.t.Fatalf("the agent ended before saying %q:\n%s", want, a.text())
+			}
+			a.log = append(a.log, l)
+			if strings.Contains(l, want) {
+				return l
+			}
+		case <-a.deadline.Done():
+			a.t.Fatalf("the agent did not say %q:\n%s", want, a.text())
+		}
+	}
+}
+
+func (a *agentRun) text() string { return strings.Join(a.log, "\n") }
+
+// finish stops the agent and returns its exit code and everything it said.
+func (a *agentRun) finish() (int, string) {
+	a.stop()
+	for l := range a.lines {
+		a.log = append(a.log, l)
+	}
+	return <-a.done, a.text()
+}
+
 // TestAgentDiscoversONNXRuntimeProcesses starts the agent with --discover,
 // then a real Node.js process that loads ONNX Runtime (onnxruntime-node):
 // the agent must say it watches it and export its process.* readings to a
@@ -68,44 +132,9 @@ func TestAgentDiscoversONNXRuntimeProcesses(t *testing.T) {
 	deadline, cancelDeadline := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancelDeadline()
 
-	// The agent, in this process, its stderr read line by line.
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		code := run(ctx, &env{stdout: io.Discard, stderr: pw}, []string{"agent", "--discover", "--discover-interval", "200ms",
-			"--interval", "100ms", "--otlp-endpoint", "http://" + rcv.Endpoint(), "--out", t.TempDir()})
-		pw.Close()
-		done <- code
-	}()
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	var log []string
-	waitLine := func(want string) {
-		t.Helper()
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("the agent ended before saying %q:\n%s", want, strings.Join(log, "\n"))
-				}
-				log = append(log, l)
-				if strings.Contains(l, want) {
-					return
-				}
-			case <-deadline.Done():
-				t.Fatalf("the agent did not say %q:\n%s", want, strings.Join(log, "\n"))
-			}
-		}
-	}
-	waitLine("discovering processes that load ONNX Runtime every 200ms")
+	a := startAgent(t, deadline, "agent", "--discover", "--discover-interval", "200ms",
+		"--interval", "100ms", "--otlp-endpoint", "http://"+rcv.Endpoint(), "--out", t.TempDir())
+	a.waitLine("discovering processes that load ONNX Runtime every 200ms")
 
 	// Node.js starts after the agent, and loads ONNX Runtime.
 	node := exec.Command("node", "../../internal/attach/testdata/client.js", mods)
@@ -127,10 +156,10 @@ func TestAgentDiscoversONNXRuntimeProcesses(t *testing.T) {
 	}
 	pid := node.Process.Pid
 	named := fmt.Sprintf("process %d (node)", pid)
-	waitLine("watching " + named + ", which loaded ONNX Runtime ")
+	a.waitLine("watching " + named + ", which loaded ONNX Runtime ")
 	err = rcv.WaitMetrics(deadline, func(r *otlptest.Receiver) bool { return memoryPIDs(r.ResourceMetrics())[int64(pid)] })
 	if err != nil {
-		t.Fatalf("no process.memory.usage point with process.pid %d: %v\n%s", pid, err, strings.Join(log, "\n"))
+		t.Fatalf("no process.memory.usage point with process.pid %d: %v\n%s", pid, err, a.text())
 	}
 	if len(rcv.Metric("process.cpu.time")) == 0 {
 		t.Error("no process.cpu.time exported")
@@ -140,7 +169,7 @@ func TestAgentDiscoversONNXRuntimeProcesses(t *testing.T) {
 	node.Process.Kill()
 	node.Wait()
 	reaped = true
-	waitLine(named + " exited")
+	a.waitLine(named + " exited")
 	// The export after next was collected after the agent dropped it.
 	_, n := rcv.Requests()
 	if err := rcv.WaitRequests(deadline, 0, n+2); err != nil {
@@ -150,14 +179,10 @@ func TestAgentDiscoversONNXRuntimeProcesses(t *testing.T) {
 	if last := rms[len(rms)-1:]; memoryPIDs(last)[int64(pid)] {
 		t.Errorf("process %d is still reported after it exited", pid)
 	}
-	stop()
-	for l := range lines {
-		log = append(log, l)
-	}
-	all := strings.Join(log, "\n")
+	code, all := a.finish()
 	// Stopping the agent aborts an export in flight, which is spooled
 	// (exit 4, nothing lost): the stop may land in one.
-	if code := <-done; code != exitOK && (code != exitTelemetryLost || strings.Contains(all, "telemetry lost")) {
+	if code != exitOK && (code != exitTelemetryLost || strings.Contains(all, "telemetry lost")) {
 		t.Fatalf("agent exit %d:\n%s", code, all)
 	}
 	if strings.Count(all, "watching "+named) != 1 || strings.Count(all, named+" exited") != 1 {

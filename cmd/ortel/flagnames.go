@@ -34,6 +34,10 @@ var engineFlags = map[string]map[string]string{
 	},
 	"attach": {
 		"PIDs": "--pid PID", "Library": "--lib PATH",
+		// ortel agent --attach
+		"SpanRatio": "--attach-span-ratio", "DutyCycle": "--attach-duty",
+		"Limits.ProcessProbes": "--attach-max-process-probes", "Limits.NodeProbes": "--attach-max-probes",
+		"Limits.ProcessEvents": "--attach-max-process-runs", "Limits.NodeEvents": "--attach-max-runs",
 	},
 }
 

@@ -24,7 +24,7 @@ func Check() Status { return Status{Reason: "attach needs Linux (eBPF uprobes)"}
 type Tracer struct{}
 
 // Stats counts what a Tracer saw.
-type Stats struct{ Runs, Errors, Sessions, Bad, Lost int64 }
+type Stats struct{ Runs, Errors, Sessions, Bad, Lost, Spans, Shed int64 }
 
 // StopReason says why Run returned.
 type StopReason int
@@ -44,3 +44,30 @@ func (t *Tracer) Close() error                            { return nil }
 func (t *Tracer) Stats() Stats                            { return Stats{} }
 func (t *Tracer) Targets() []Target                       { return nil }
 func (t *Tracer) Libraries() []Offsets                    { return nil }
+
+// Fleet is unsupported off Linux.
+type Fleet struct{}
+
+// FleetStats counts what a Fleet did.
+type FleetStats struct {
+	Stats
+	Attached, Members, Waiting, Probes int
+	Windows, Failed                    int64
+}
+
+// ErrProcessLimit and ErrNodeLimit are Fleet.Add's limits.
+var (
+	ErrProcessLimit = errors.New("it needs more probes than the limit per process")
+	ErrNodeLimit    = errors.New("the node's probe limit is reached")
+)
+
+// NewFleet fails off Linux.
+func NewFleet(...Option) (*Fleet, error)   { return nil, errUnsupported }
+func (f *Fleet) Share() float64            { return 1 }
+func (f *Fleet) Add(int) error             { return errUnsupported }
+func (f *Fleet) Remove(int) error          { return nil }
+func (f *Fleet) Run(context.Context) error { return errUnsupported }
+func (f *Fleet) Close() error              { return nil }
+func (f *Fleet) Stats() FleetStats         { return FleetStats{} }
+func (f *Fleet) ProbesOn(int) int          { return 0 }
+func (f *Fleet) LastError() error          { return nil }

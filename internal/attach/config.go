@@ -1,6 +1,8 @@
 package attach
 
 import (
+	"time"
+
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -16,6 +18,12 @@ type config struct {
 	mp   metric.MeterProvider
 	pids []int
 	lib  string
+
+	root      string  // the host root whose proc folder is read; "/" by default
+	spanRatio float64 // the share of runs that get a span; 1 by default
+	dutyOn    time.Duration
+	duty      time.Duration // 0: always attached
+	limits    Limits
 }
 
 // Option configures Start.
@@ -47,10 +55,86 @@ func WithLibrary(path string) Option {
 	return optionFunc(func(c *config) { c.lib = path })
 }
 
+// WithHostRoot reads processes under root/proc instead of /proc: their
+// memory maps, libraries (through root/proc/PID/root) and cgroups (pod
+// attribution). For an agent in a container that sees the host's /proc
+// mounted elsewhere, in the host's PID namespace. Default "/".
+func WithHostRoot(root string) Option {
+	return optionFunc(func(c *config) { c.root = root })
+}
+
+// WithSpanRatio gives a run span to this share of the runs (0 to 1,
+// evenly spread: 0.01 is every hundredth run); the run metrics count
+// every run either way. Default 1.
+func WithSpanRatio(r float64) Option {
+	return optionFunc(func(c *config) { c.spanRatio = r })
+}
+
+// FleetDutyOn and FleetDutyPeriod are the fleet's default duty cycle
+// (ortel agent --attach-duty): the probes are on for FleetDutyOn of every
+// FleetDutyPeriod. BenchmarkFleetCostNode measures what it costs.
+const (
+	FleetDutyOn     = 3 * time.Second
+	FleetDutyPeriod = time.Minute
+)
+
+// WithDutyCycle keeps a Fleet's probes attached for on out of every
+// period, and detached the rest of it: a uprobe traps on every call
+// whatever is sampled, so this bounds what the probes cost the targets.
+// Counts are then estimates (what was seen divided by on/period) and carry
+// onnxruntime.run.sampled_share; histograms hold what was seen. Default:
+// always attached. Start ignores it.
+func WithDutyCycle(on, period time.Duration) Option {
+	return optionFunc(func(c *config) { c.dutyOn, c.duty = on, period })
+}
+
+// probesPerLibrary is how many uprobes attach puts on one library file in
+// one process: entry and return of Run, RunWithBinding, CreateSession and
+// CreateSessionFromArray, and ReleaseSession's entry.
+const probesPerLibrary = 9
+
+// Limits bound what a Fleet attaches and turns into telemetry. Zero
+// fields take DefaultLimits' values.
+type Limits struct {
+	// ProcessProbes and NodeProbes bound the uprobes in one process (9 for
+	// each ONNX Runtime library it maps) and in all of them together. A
+	// process that would pass either is not attached (said once).
+	ProcessProbes, NodeProbes int
+	// ProcessEvents and NodeEvents bound the runs per second (of one
+	// process, of all) that become spans and histogram points; the runs
+	// past them are counted, their spans and points shed (Stats.Shed).
+	ProcessEvents, NodeEvents int
+}
+
+// DefaultLimits are a Fleet's limits unless WithLimits changes them: two
+// ONNX Runtime libraries per process, 64 processes with one library each,
+// 10,000 runs/s of one process and 50,000 of all.
+var DefaultLimits = Limits{ProcessProbes: 2 * probesPerLibrary, NodeProbes: 64 * probesPerLibrary,
+	ProcessEvents: 10_000, NodeEvents: 50_000}
+
+// WithLimits sets a Fleet's limits; zero fields keep DefaultLimits'.
+// Start ignores them.
+func WithLimits(l Limits) Option {
+	return optionFunc(func(c *config) { c.limits = l })
+}
+
 func newConfig(opts []Option) config {
-	var c config
+	c := config{root: "/", spanRatio: 1, limits: DefaultLimits}
 	for _, o := range opts {
 		o.apply(&c)
+	}
+	if c.root == "" {
+		c.root = "/"
+	}
+	for _, f := range []struct {
+		p *int
+		d int
+	}{{&c.limits.ProcessProbes, DefaultLimits.ProcessProbes},
+		{&c.limits.NodeProbes, DefaultLimits.NodeProbes}, {&c.limits.ProcessEvents, DefaultLimits.ProcessEvents},
+		{&c.limits.NodeEvents, DefaultLimits.NodeEvents}} {
+		if *f.p == 0 {
+			*f.p = f.d
+		}
 	}
 	if c.tp == nil {
 		c.tp = otel.GetTracerProvider()
@@ -70,6 +154,9 @@ func Validate(opts ...Option) error {
 }
 
 func (c config) validate() error {
+	if err := c.validateCommon(); err != nil {
+		return err
+	}
 	switch {
 	case len(c.pids) == 0 && c.lib == "":
 		return configerr.New("attach", "nothing to attach to: give {PIDs} (repeatable) or {Library}")
@@ -82,4 +169,55 @@ func (c config) validate() error {
 		}
 	}
 	return nil
+}
+
+// validateCommon checks what Start and NewFleet share.
+func (c config) validateCommon() error {
+	if !(c.spanRatio >= 0 && c.spanRatio <= 1) { // NaN fails too
+		return configerr.New("attach", "{SpanRatio} %g: want a share from 0 to 1", c.spanRatio)
+	}
+	return nil
+}
+
+// ValidateFleet checks what opts ask NewFleet for, before anything is
+// probed. Its errors name the options as {SpanRatio}, {DutyCycle} and
+// {Limits.ProcessProbes} (and the other limits). NewFleet checks the same.
+func ValidateFleet(opts ...Option) error {
+	return newConfig(opts).validateFleet()
+}
+
+func (c config) validateFleet() error {
+	if err := c.validateCommon(); err != nil {
+		return err
+	}
+	switch {
+	case len(c.pids) > 0 || c.lib != "":
+		return configerr.New("attach", "a fleet attaches the processes given to Add, not {PIDs} or {Library}")
+	case c.duty < 0 || c.dutyOn < 0 || c.dutyOn > c.duty:
+		return configerr.New("attach", "{DutyCycle} %s/%s: want a time attached no longer than its period, both positive", c.dutyOn, c.duty)
+	case c.duty > 0 && c.dutyOn < time.Second:
+		return configerr.New("attach", "{DutyCycle} %s/%s: attach for 1s or more per period (attaching takes milliseconds of each target's time)", c.dutyOn, c.duty)
+	}
+	for _, l := range []struct {
+		field string
+		v     int
+	}{{"{Limits.ProcessProbes}", c.limits.ProcessProbes}, {"{Limits.NodeProbes}", c.limits.NodeProbes},
+		{"{Limits.ProcessEvents}", c.limits.ProcessEvents}, {"{Limits.NodeEvents}", c.limits.NodeEvents}} {
+		if l.v < 0 {
+			return configerr.New("attach", l.field+" %d: want a number above 0", l.v)
+		}
+	}
+	if c.limits.ProcessProbes < probesPerLibrary || c.limits.NodeProbes < probesPerLibrary {
+		return configerr.New("attach", "{Limits.ProcessProbes} and {Limits.NodeProbes} must allow one library's %d probes", probesPerLibrary)
+	}
+	return nil
+}
+
+// share is the share of the time a Fleet's probes are attached: 1 when
+// always.
+func (c config) share() float64 {
+	if c.duty == 0 {
+		return 1
+	}
+	return float64(c.dutyOn) / float64(c.duty)
 }

@@ -61,6 +61,31 @@
 // attach's own pod; see receivers/podattr): runs are attributed to pods
 // with no new series, since each process has its own already.
 //
+// # A fleet: every process of a node
+//
+// NewFleet is what `ortel agent --discover --attach` runs: one set of
+// loaded programs and one ring buffer for a node, probes added per process
+// (Add, as discovery finds it) and removed (Remove, when it exits), with
+// bounds on what they cost:
+//
+//   - Limits: probes per process (9 per library) and per node, refused
+//     past them (ErrProcessLimit; ErrNodeLimit waits for room); runs per
+//     second per process and per node that become spans and histogram
+//     points, the rest counted in onnxruntime.runs and shed (Stats.Shed).
+//   - WithSpanRatio: the share of runs that get a span (evenly spread);
+//     the metrics count every run seen.
+//   - WithDutyCycle: a uprobe traps into the kernel on every call it is
+//     on, whatever is sampled (a few µs, most of it the kernel's own
+//     uprobe+uretprobe cost), so the probes are attached for ON of every
+//     PERIOD and removed the rest. The counts stay honest as estimates:
+//     onnxruntime.runs and onnxruntime.run.errors report what was seen
+//     divided by the share ON/PERIOD, and carry it as
+//     onnxruntime.run.sampled_share, so a query can tell an estimate from
+//     a count (and multiply back); onnxruntime.run.duration is not scaled:
+//     its points are the runs seen, a sample of each period's first ON,
+//     whose quantiles stand for the process's while its load holds.
+//     onnxruntime.run.active is reported only while the probes are on.
+//
 // # What it cannot see
 //
 // Python: the onnxruntime Python package calls ORT's C++ classes directly,

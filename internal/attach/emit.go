@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,8 +86,9 @@ func errorType(code uint64) (typ, desc string) {
 // cell counts the runs of one attribute set (one model in one process).
 type cell struct {
 	opt    metric.MeasurementOption
-	runs   atomic.Int64
-	active int64 // set by the callback from the probes' map
+	pid    uint32
+	runs   atomic.Int64 // the runs seen
+	active int64        // set by the callback from the probes' map
 }
 
 // session is what is known of one ORT session in one process.
@@ -121,6 +123,23 @@ type emitter struct {
 	// activeCount counts calls in flight per (pid, session); set by the
 	// owner (from the probes' map) before each collection.
 	activeCount func() map[sessionKey]int64
+	// attached reports whether a process's probes are on now (nil: always):
+	// the calls in flight of a process whose probes are off are unknown,
+	// so they are not reported.
+	attached func(pid uint32) bool
+
+	// share is the share of the time the probes are attached (1: always):
+	// counts are reported divided by it, and carry it as
+	// onnxruntime.run.sampled_share when below 1.
+	share float64
+	// spanRatio is the share of runs that get a span; spanAcc accumulates
+	// it, one span each time it passes 1 (the Run loop's goroutine only).
+	spanRatio, spanAcc float64
+	// rate bounds the runs per second that become spans and points.
+	rate rateLimit
+	// errAcc accumulates 1/share per failed run and error attribute set;
+	// whole units are added to the error counter (the Run loop only).
+	errAcc map[attribute.Distinct]float64
 
 	mu       sync.Mutex
 	sessions map[sessionKey]*session
@@ -129,16 +148,48 @@ type emitter struct {
 	list     []*cell
 	procAttr func(pid uint32) []attribute.KeyValue
 
-	nRuns, nErrors, nCreates, nBad atomic.Int64
+	nRuns, nErrors, nCreates, nBad, nSpans, nShed atomic.Int64
 }
 
-func newEmitter(cfg config, procAttr func(uint32) []attribute.KeyValue) *emitter {
+// rateLimit counts runs per second of the probes' clock, per process and
+// in all, against their limits (0: none). The Run loop's goroutine only.
+type rateLimit struct {
+	process, node int
+	second        uint64 // the second counted, of CLOCK_MONOTONIC
+	all           int
+	per           map[uint32]int
+}
+
+// admit counts one run of pid that ended at end (CLOCK_MONOTONIC ns) and
+// reports whether it is within the limits.
+func (r *rateLimit) admit(pid uint32, end uint64) bool {
+	if r.process == 0 && r.node == 0 {
+		return true
+	}
+	if sec := end / 1e9; sec != r.second || r.per == nil {
+		r.second, r.all, r.per = sec, 0, map[uint32]int{}
+	}
+	if (r.node > 0 && r.all >= r.node) || (r.process > 0 && r.per[pid] >= r.process) {
+		return false
+	}
+	r.all++
+	r.per[pid]++
+	return true
+}
+
+// newEmitter makes the emitter and its instruments; setup, when not nil,
+// completes it before its callback is registered (a collection may run
+// the callback at once).
+func newEmitter(cfg config, procAttr func(uint32) []attribute.KeyValue, setup func(*emitter)) *emitter {
 	e := &emitter{
-		tracer:   cfg.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(instrument.Version())),
-		sessions: map[sessionKey]*session{},
-		procs:    map[uint32][]attribute.KeyValue{},
-		cells:    map[attribute.Distinct]*cell{},
-		procAttr: procAttr,
+		tracer:    cfg.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(instrument.Version())),
+		sessions:  map[sessionKey]*session{},
+		procs:     map[uint32][]attribute.KeyValue{},
+		cells:     map[attribute.Distinct]*cell{},
+		procAttr:  procAttr,
+		share:     1,
+		spanRatio: cfg.spanRatio,
+		errAcc:    map[attribute.Distinct]float64{},
 	}
 	e.monoToWall = monoOffset()
 	m := cfg.mp.Meter(ScopeName, metric.WithInstrumentationVersion(instrument.Version()))
@@ -148,6 +199,9 @@ func newEmitter(cfg config, procAttr func(uint32) []attribute.KeyValue) *emitter
 	e.sessionCreation, errs[2] = semconv.NewOnnxruntimeSessionCreationDuration(m)
 	e.runs, errs[3] = semconv.NewOnnxruntimeRuns(m)
 	e.active, errs[4] = semconv.NewOnnxruntimeRunActive(m)
+	if setup != nil {
+		setup(e)
+	}
 	e.reg, errs[5] = m.RegisterCallback(e.observe, e.runs, e.active)
 	if err := errors.Join(errs[:]...); err != nil {
 		otel.Handle(fmt.Errorf("ortel attach: creating instruments: %w", err))
@@ -172,11 +226,23 @@ func (e *emitter) observe(_ context.Context, o metric.Observer) error {
 	}
 	list := e.list
 	for _, c := range list {
-		o.ObserveInt64(e.runs, c.runs.Load(), c.opt)
-		o.ObserveInt64(e.active, c.active, c.opt)
+		o.ObserveInt64(e.runs, e.estimate(c.runs.Load()), c.opt)
+		if e.attached == nil || e.attached(c.pid) {
+			o.ObserveInt64(e.active, c.active, c.opt)
+		}
 	}
 	e.mu.Unlock()
 	return nil
+}
+
+// estimate is the number of runs n seen stands for: n divided by the
+// share of the time the probes were attached. It grows with n, so the
+// counter stays monotonic.
+func (e *emitter) estimate(n int64) int64 {
+	if e.share >= 1 {
+		return n
+	}
+	return int64(math.Round(float64(n) / e.share))
 }
 
 func (e *emitter) wall(mono uint64) time.Time {
@@ -226,12 +292,15 @@ func (e *emitter) newSessionLocked(pid uint32, ptr uint64, model string) *sessio
 		s.spanName = "run"
 	}
 	s.baseAttrs = append(s.baseAttrs, proc...)
+	if e.share < 1 {
+		s.baseAttrs = append(s.baseAttrs, semconv.OnnxruntimeRunSampledShare(e.share))
+	}
 	s.spanAttrs = append(append([]attribute.KeyValue(nil), s.baseAttrs...), semconv.OnnxruntimeSessionID(s.id))
 	set := attribute.NewSet(s.baseAttrs...)
 	s.recOK = metric.WithAttributeSet(attribute.NewSet(append(append([]attribute.KeyValue(nil), s.baseAttrs...), semconv.OnnxruntimeRunProfiled(false))...))
 	c, ok := e.cells[set.Equivalent()]
 	if !ok {
-		c = &cell{opt: metric.WithAttributeSet(set)}
+		c = &cell{opt: metric.WithAttributeSet(set), pid: pid}
 		e.cells[set.Equivalent()] = c
 		e.list = append(e.list, c)
 	}
@@ -246,24 +315,56 @@ func (e *emitter) run(ev event) {
 	}
 	s := e.sessionFor(ev.pid, ev.arg)
 	ctx := context.Background()
-	start, end := e.wall(ev.start), e.wall(ev.end)
-	_, span := e.tracer.Start(ctx, s.spanName, trace.WithTimestamp(start),
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(s.spanAttrs...))
-	d := float64(ev.end-ev.start) / 1e9
 	s.cell.runs.Add(1)
 	e.nRuns.Add(1)
+	var attrs []attribute.KeyValue // of a failed run
 	if ev.ret != 0 {
 		e.nErrors.Add(1)
-		typ, desc := errorType(ev.session)
-		span.SetStatus(codes.Error, desc)
-		span.SetAttributes(upstream.ErrorTypeKey.String(typ))
-		attrs := append(append([]attribute.KeyValue(nil), s.baseAttrs...), upstream.ErrorTypeKey.String(typ))
-		e.runErrors.Add(ctx, 1, metric.WithAttributes(attrs...))
+		typ, _ := errorType(ev.session)
+		attrs = append(append([]attribute.KeyValue(nil), s.baseAttrs...), upstream.ErrorTypeKey.String(typ))
+		e.countError(ctx, attrs)
+	}
+	if !e.rate.admit(ev.pid, ev.end) {
+		e.nShed.Add(1) // counted above; its span and point are shed
+		return
+	}
+	d := float64(ev.end-ev.start) / 1e9
+	if ev.ret != 0 {
 		e.runDuration.Record(ctx, d, metric.WithAttributes(append(attrs, semconv.OnnxruntimeRunProfiled(false))...))
 	} else {
 		e.runDuration.Record(ctx, d, s.recOK)
 	}
-	span.End(trace.WithTimestamp(end))
+	if e.spanAcc += e.spanRatio; e.spanAcc < 1 {
+		return
+	}
+	e.spanAcc--
+	e.nSpans.Add(1)
+	_, span := e.tracer.Start(ctx, s.spanName, trace.WithTimestamp(e.wall(ev.start)),
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(s.spanAttrs...))
+	if ev.ret != 0 {
+		typ, desc := errorType(ev.session)
+		span.SetStatus(codes.Error, desc)
+		span.SetAttributes(upstream.ErrorTypeKey.String(typ))
+	}
+	span.End(trace.WithTimestamp(e.wall(ev.end)))
+}
+
+// countError adds one failed run to the error counter: 1 when every run
+// is seen, else 1/share accumulated per attribute set and added in whole
+// units, so the count is an estimate like the run count.
+func (e *emitter) countError(ctx context.Context, attrs []attribute.KeyValue) {
+	set := attribute.NewSet(attrs...)
+	if e.share >= 1 {
+		e.runErrors.Add(ctx, 1, metric.WithAttributeSet(set))
+		return
+	}
+	k := set.Equivalent()
+	acc := e.errAcc[k] + 1/e.share
+	if n := int64(acc); n > 0 {
+		e.runErrors.Add(ctx, n, metric.WithAttributeSet(set))
+		acc -= float64(n)
+	}
+	e.errAcc[k] = acc
 }
 
 func (e *emitter) create(ev event) {

@@ -111,7 +111,7 @@ func (c *nodeClient) pid() int { return c.cmd.Process.Pid }
 func (c *nodeClient) read() string {
 	c.t.Helper()
 	if !c.out.Scan() {
-		c.t.Fatalf("node client ended: %v", c.out.Err())
+		c.t.Fatalf("node client ended: %v (%v)", c.out.Err(), c.cmd.Wait())
 	}
 	return c.out.Text()
 }

@@ -90,10 +90,11 @@ func collectionSpec() (*ebpf.CollectionSpec, error) {
 	return spec, nil
 }
 
-// probes is the loaded collection and the links attached from it.
+// probes is the loaded collection and the links attached from it, by the
+// process they filter on (0: every process mapping the library).
 type probes struct {
 	coll  *ebpf.Collection
-	links []link.Link
+	links map[int][]link.Link
 }
 
 // loadProbes loads the maps and programs into the kernel.
@@ -110,11 +111,12 @@ func loadProbes() (*probes, error) {
 		}
 		return nil, fmt.Errorf("load the eBPF probes: %w", err)
 	}
-	return &probes{coll: coll}, nil
+	return &probes{coll: coll, links: map[int][]link.Link{}}, nil
 }
 
 // attach puts entry and return probes on the functions of one library
-// file (o), for one process (pid) or all (pid 0).
+// file (o), for one process (pid) or all (pid 0). On an error, the probes
+// of this call that were attached are removed.
 func (p *probes) attach(o *Offsets, pid int) error {
 	ex, err := link.OpenExecutable(o.Path)
 	if err != nil {
@@ -125,6 +127,7 @@ func (p *probes) attach(o *Offsets, pid int) error {
 		prog string
 		ret  bool
 	}
+	var added []link.Link
 	for _, pr := range []probe{
 		{FuncRun, "ortel_run_enter", false}, {FuncRun, "ortel_run_exit", true},
 		{FuncRunWithBinding, "ortel_run_enter", false}, {FuncRunWithBinding, "ortel_rwb_exit", true},
@@ -145,11 +148,57 @@ func (p *probes) attach(o *Offsets, pid int) error {
 			l, err = ex.Uprobe("", prog, &link.UprobeOptions{Address: o.File[pr.fn], PID: pid, TraceFSPrefix: "ortel"})
 		}
 		if err != nil {
+			for _, l := range added {
+				l.Close()
+			}
 			return fmt.Errorf("attach a uprobe to %s in %q (offset %#x): %w", pr.fn, o.Path, o.File[pr.fn], err)
 		}
-		p.links = append(p.links, l)
+		added = append(added, l)
 	}
+	p.links[pid] = append(p.links[pid], added...)
 	return nil
+}
+
+// detach removes the probes of process pid and forgets its calls in
+// flight: a call that entered before and returns after would otherwise
+// stay counted as active.
+func (p *probes) detach(pid int) error {
+	var errs []error
+	for _, l := range p.links[pid] {
+		errs = append(errs, l.Close())
+	}
+	delete(p.links, pid)
+	if pid != 0 {
+		forgetCalls(p.coll.Maps["ortel_runs"], uint32(pid))
+		forgetCalls(p.coll.Maps["ortel_creates"], uint32(pid))
+	}
+	return errors.Join(errs...)
+}
+
+// count is how many probes are attached.
+func (p *probes) count() int {
+	n := 0
+	for _, ls := range p.links {
+		n += len(ls)
+	}
+	return n
+}
+
+// forgetCalls deletes process pid's entries from the probes' map of
+// started calls (keyed by pid<<32 | tid).
+func forgetCalls(m *ebpf.Map, pid uint32) {
+	var key uint64
+	var val [valSize]byte
+	var keys []uint64
+	it := m.Iterate()
+	for it.Next(&key, &val) {
+		if uint32(key>>32) == pid {
+			keys = append(keys, key)
+		}
+	}
+	for _, k := range keys {
+		_ = m.Delete(k) // gone already: nothing to forget
+	}
 }
 
 // lost sums the events dropped because the ring buffer was full.
@@ -168,10 +217,12 @@ func (p *probes) lost() int64 {
 // close detaches every probe and unloads the programs and maps.
 func (p *probes) close() error {
 	var errs []error
-	for _, l := range p.links {
-		errs = append(errs, l.Close())
+	for _, ls := range p.links {
+		for _, l := range ls {
+			errs = append(errs, l.Close())
+		}
 	}
-	p.links = nil
+	p.links = map[int][]link.Link{}
 	p.coll.Close()
 	return errors.Join(errs...)
 }

@@ -33,6 +33,11 @@ type Tracer struct {
 	reader  *ringbuf.Reader
 	emit    *emitter
 
+	// onPoll, when set, is called by Run at every poll (a Fleet opens and
+	// closes its duty cycle's windows there).
+	onPoll func(now time.Time)
+
+	closing   sync.RWMutex // held to close the maps; read to use them from a callback
 	detached  atomic.Bool
 	lost      atomic.Int64 // the probes' lost count, kept at Close
 	closeOnce sync.Once
@@ -45,6 +50,11 @@ type Stats struct {
 	Errors   int64 // of those, calls that returned an error status
 	Sessions int64 // CreateSession and CreateSessionFromArray calls
 	Bad      int64 // events dropped as malformed
+	// Spans counts the run spans made (every run's, unless sampled).
+	Spans int64
+	// Shed counts the runs past a Fleet's events/s limits: counted in the
+	// run metrics, without their span and histogram point.
+	Shed int64
 	// Lost counts calls whose event the probes dropped because the ring
 	// buffer was full (user space fell 4 MiB behind): their runs are
 	// missing from the spans and metrics.
@@ -71,15 +81,15 @@ func Start(opts ...Option) (*Tracer, error) {
 	}
 	var sites []site
 	for _, pid := range cfg.pids {
-		tg, err := FindTarget(pid)
+		tg, err := findTarget(filepath.Join(cfg.root, "proc"), pid)
 		if err != nil {
 			return nil, err
 		}
-		for _, l := range tg.Libraries {
-			o, err := Resolve(l.Open)
-			if err != nil {
-				return nil, fmt.Errorf("process %d (%s): %w", pid, tg.Exe, err)
-			}
+		offs, err := resolveTarget(tg)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range offs {
 			t.offsets = append(t.offsets, o)
 			sites = append(sites, site{o, pid})
 		}
@@ -93,31 +103,63 @@ func Start(opts ...Option) (*Tracer, error) {
 		t.offsets = append(t.offsets, o)
 		sites = append(sites, site{o, 0})
 	}
-	p, err := loadProbes()
-	if err != nil {
+	if err := t.load(nil); err != nil {
 		return nil, err
 	}
-	t.probes = p
 	for _, s := range sites {
-		if err := p.attach(s.o, s.pid); err != nil {
-			p.close()
+		if err := t.probes.attach(s.o, s.pid); err != nil {
+			t.reader.Close()
+			t.probes.close()
 			return nil, err
 		}
 	}
+	return t, nil
+}
+
+// resolveTarget resolves the functions of every ONNX Runtime library of
+// a target.
+func resolveTarget(tg *Target) ([]*Offsets, error) {
+	var out []*Offsets
+	for _, l := range tg.Libraries {
+		o, err := Resolve(l.Open)
+		if err != nil {
+			return nil, fmt.Errorf("process %d (%s): %w", tg.PID, tg.Exe, err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// load loads the probes' programs and maps, with nothing attached yet,
+// opens their ring buffer and makes the emitter; setup (may be nil)
+// completes the emitter before its callback is registered.
+func (t *Tracer) load(setup func(*emitter)) error {
+	p, err := loadProbes()
+	if err != nil {
+		return err
+	}
+	t.probes = p
 	t.reader, err = ringbuf.NewReader(p.coll.Maps["ortel_events"])
 	if err != nil {
 		p.close()
-		return nil, fmt.Errorf("open the probes' ring buffer: %w", err)
+		return fmt.Errorf("open the probes' ring buffer: %w", err)
 	}
-	t.emit = newEmitter(cfg, processAttrs)
+	root := t.cfg.root
 	runs := p.coll.Maps["ortel_runs"]
-	t.emit.activeCount = func() map[sessionKey]int64 {
-		if t.detached.Load() {
-			return nil
+	t.emit = newEmitter(t.cfg, func(pid uint32) []attribute.KeyValue { return processAttrsAt(root, pid) }, func(e *emitter) {
+		e.activeCount = func() map[sessionKey]int64 {
+			t.closing.RLock() // Close must not close the map under the read
+			defer t.closing.RUnlock()
+			if t.detached.Load() {
+				return nil
+			}
+			return inFlight(runs)
 		}
-		return inFlight(runs)
-	}
-	return t, nil
+		if setup != nil {
+			setup(e)
+		}
+	})
+	return nil
 }
 
 // Targets returns the processes attached by id (not those of WithLibrary).
@@ -135,7 +177,10 @@ func (t *Tracer) Libraries() []Offsets {
 // Stats returns the counts so far.
 func (t *Tracer) Stats() Stats {
 	st := Stats{Runs: t.emit.nRuns.Load(), Errors: t.emit.nErrors.Load(),
-		Sessions: t.emit.nCreates.Load(), Bad: t.emit.nBad.Load(), Lost: t.lost.Load()}
+		Sessions: t.emit.nCreates.Load(), Bad: t.emit.nBad.Load(), Lost: t.lost.Load(),
+		Spans: t.emit.nSpans.Load(), Shed: t.emit.nShed.Load()}
+	t.closing.RLock()
+	defer t.closing.RUnlock()
 	if !t.detached.Load() {
 		st.Lost = t.probes.lost()
 	}
@@ -179,13 +224,17 @@ func (t *Tracer) Run(ctx context.Context) (StopReason, error) {
 		default:
 			return reason, fmt.Errorf("read the probes' ring buffer: %w", err)
 		}
-		next = time.Now().Add(pollInterval)
+		now := time.Now()
+		next = now.Add(pollInterval)
+		if t.onPoll != nil {
+			t.onPoll(now)
+		}
 		if polls++; polls%10 == 0 {
-			t.emit.forgetExited(processAlive)
+			t.emit.forgetExited(t.alive)
 		}
 		if len(alive) > 0 {
 			for pid := range alive {
-				if !processAlive(pid) {
+				if !t.alive(pid) {
 					delete(alive, pid)
 					t.emit.forgetProcess(uint32(pid))
 				}
@@ -226,6 +275,8 @@ func (t *Tracer) Close() error {
 		// The run counters stay registered, so the export that follows
 		// Close (the telemetry's shutdown) still carries their last
 		// values; with the probes gone, nothing is in flight.
+		t.closing.Lock()
+		defer t.closing.Unlock()
 		t.lost.Store(t.probes.lost())
 		t.detached.Store(true)
 		if t.reader != nil {
@@ -256,9 +307,14 @@ func inFlight(m *ebpf.Map) map[sessionKey]int64 {
 	return out
 }
 
-// processAlive reports whether pid is a live process (not a zombie).
-func processAlive(pid int) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+// alive reports whether pid is a live process (not a zombie), under the
+// host root.
+func (t *Tracer) alive(pid int) bool { return processAlive(filepath.Join(t.cfg.root, "proc"), pid) }
+
+// processAlive reports whether pid is a live process (not a zombie) in
+// the proc folder procDir.
+func processAlive(procDir string, pid int) bool {
+	b, err := os.ReadFile(filepath.Join(procDir, strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return false
 	}
@@ -271,10 +327,6 @@ func processAlive(pid int) bool {
 	st := s[i+2]
 	return st != 'Z' && st != 'X'
 }
-
-// processAttrs are the attributes of a target process on this host's
-// /proc (processAttrsAt).
-func processAttrs(pid uint32) []attribute.KeyValue { return processAttrsAt("/", pid) }
 
 // monoOffset returns Unix time minus CLOCK_MONOTONIC, in nanoseconds: add
 // it to a probe's timestamp to get wall time.

@@ -291,6 +291,16 @@ func TestChartDefaults(t *testing.T) {
 	if args := strings.Join(pod.Containers[0].Args, " "); !strings.Contains(args, "--discover --discover-interval 10s") || strings.Contains(args, "--pid") {
 		t.Errorf("agent args %q: want --discover --discover-interval 10s and no --pid by default", args)
 	}
+	// It attaches every discovered process, its probes on 3 s of every
+	// minute, with the capabilities the probes need.
+	if args := strings.Join(pod.Containers[0].Args, " "); !strings.Contains(args, "--attach --attach-duty 3s/1m --attach-span-ratio 0.01 "+
+		"--attach-max-process-probes 18 --attach-max-probes 576 --attach-max-process-runs 10000 --attach-max-runs 50000") {
+		t.Errorf("agent args %q: want --attach with the fleet defaults", args)
+	}
+	if sc := pod.Containers[0].SecurityContext; sc == nil || sc.Capabilities == nil ||
+		!slices.Contains(sc.Capabilities.Add, "BPF") || !slices.Contains(sc.Capabilities.Add, "PERFMON") {
+		t.Errorf("agent securityContext %+v: attach's probes need BPF and PERFMON", sc)
+	}
 	cm := get(t, objs, "ConfigMap", "rel-ortel-gateway").ConfigMap
 	if strings.Contains(cm.Data["gateway.yaml"], "k8sattributes") {
 		t.Error("gateway.yaml names k8sattributes with k8sAttributes.enabled off: ortel's collector build lacks it")
@@ -328,8 +338,10 @@ func TestChartAllOn(t *testing.T) {
 	if !strings.Contains(pod.Containers[0].Image, "@sha256:") {
 		t.Errorf("agent image %q: the digest is lost", pod.Containers[0].Image)
 	}
-	if args := strings.Join(pod.Containers[0].Args, " "); !strings.Contains(args, "--discover --discover-interval 5s --pid 4242 --pid 4243") {
-		t.Errorf("agent args %q: want discovery every 5s and both pids", args)
+	if args := strings.Join(pod.Containers[0].Args, " "); !strings.Contains(args, "--discover --discover-interval 5s --attach --attach-duty always "+
+		"--attach-span-ratio 0.5 --attach-max-process-probes 27 --attach-max-probes 1000 --attach-max-process-runs 2000 --attach-max-runs 1000000 "+
+		"--pid 4242 --pid 4243") {
+		t.Errorf("agent args %q: want discovery every 5s, attach with the all-on values (a million written whole), and both pids", args)
 	}
 
 	sec := get(t, objs, "Secret", "rel-ortel-gateway-headers").Secret
@@ -386,8 +398,13 @@ func TestChartDiscoverOff(t *testing.T) {
 	objs := render(t, "agent:\n  discover: false\n  pids: [7]\n")
 	checkCommon(t, objs)
 	pod := get(t, objs, "DaemonSet", "rel-ortel-agent").DaemonSet.Spec.Template.Spec
-	if args := strings.Join(pod.Containers[0].Args, " "); strings.Contains(args, "--discover") || !strings.Contains(args, "--pid 7") {
-		t.Errorf("agent args %q: want --pid 7 and no discovery", args)
+	if args := strings.Join(pod.Containers[0].Args, " "); strings.Contains(args, "--discover") || strings.Contains(args, "--attach") || !strings.Contains(args, "--pid 7") {
+		t.Errorf("agent args %q: want --pid 7 and no discovery or attach (attach needs discovery)", args)
+	}
+	objs = render(t, "agent:\n  attach:\n    enabled: false\n")
+	pod = get(t, objs, "DaemonSet", "rel-ortel-agent").DaemonSet.Spec.Template.Spec
+	if args := strings.Join(pod.Containers[0].Args, " "); !strings.Contains(args, "--discover") || strings.Contains(args, "--attach") {
+		t.Errorf("agent args %q with attach.enabled false: want discovery without --attach", args)
 	}
 }
 
@@ -458,6 +475,9 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{"pid not a number", "agent:\n  pids: [\"all\"]\n", "pids"},
 		{"discover not a boolean", "agent:\n  discover: \"yes\"\n", "discover"},
 		{"bad discover interval", "agent:\n  discoverInterval: often\n", "discoverInterval"},
+		{"bad attach duty", "agent:\n  attach:\n    duty: 3s\n", "duty"},
+		{"span ratio above 1", "agent:\n  attach:\n    spanRatio: 2\n", "spanRatio"},
+		{"misspelt attach key", "agent:\n  attach:\n    maxProbe: 9\n", "maxProbe"},
 		{"pull secret not an object", "gateway:\n  imagePullSecrets: [regcred]\n", "imagePullSecrets"},
 		{"health port out of range", "agent:\n  health:\n    port: 70000\n", "port"},
 		{"misspelt probe field", "gateway:\n  health:\n    livenessProbe:\n      periodSecond: 5\n", "periodSecond"},

@@ -3,8 +3,9 @@
 // stdin line, answering one line each:
 //
 //   create MODEL     open a session on the Silero VAD model -> "created"
-//   run N            run it N times, one after another -> "ran N MEDIAN_US"
-//                    (the median wall time of one session.run, in µs)
+//   run N            run it N times, one after another -> "ran N MEDIAN_US P99_US"
+//                    (the median and 99th percentile wall time of one
+//                    session.run, in µs)
 //   bad              one run with a wrong input shape -> "failed"
 //   exit             leave
 //
@@ -43,7 +44,7 @@ async function handle(line) {
         times[i] = Number(process.hrtime.bigint() - t0) / 1000;
       }
       times.sort((a, b) => a - b);
-      return `ran ${n} ${times[Math.floor(n / 2)].toFixed(2)}`;
+      return `ran ${n} ${times[Math.floor(n / 2)].toFixed(2)} ${times[Math.min(n - 1, Math.floor(n * 0.99))].toFixed(2)}`;
     }
     case 'bad':
       try {
