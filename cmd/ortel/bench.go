@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/instrument/views"
+	"github.com/ortel-dev/ortel/internal/atomicfile"
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/liveview"
@@ -82,6 +85,7 @@ type benchAction struct {
 	tune                             tuneFlags
 	profileOnDemand                  int
 	history, format                  string
+	verbose                          bool
 	output                           outputFlags
 	export                           exportFlags
 	hw                               hardwareFlags
@@ -195,6 +199,8 @@ func (a *benchAction) resultFlags(fs *flagSet) {
 		"record the run in a history (a SQLite file or a postgres:// URL; default: ORTEL_HISTORY): see ortel help history")
 	fs.uint64Flag(&a.cfg.Seed, "seed", "N", 1, "seed of the random input data (default 1)")
 	fs.stringFlag(&a.format, "format", "F", "text", "text (default) or json: the report printed on stdout")
+	fs.boolFlag(&a.verbose, "verbose", false,
+		"print the whole text report (every table: operators, roofline, hardware, energy) instead of the summary, and ONNX Runtime's own log lines")
 	fs.deprecate("json", "--format json", true, func(v string) error {
 		on, err := strconv.ParseBool(v)
 		if on {
@@ -355,6 +361,7 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 	a.wire(&cfg, e, h, od)
 	rep, benchErr := bench.Run(ctx, cfg)
 	if benchErr == nil {
+		rep.Model.Catalog = catalogName(pos[0], cfg.ModelPath)
 		benchErr = analyzeAndExport(ctx, rep, h.tel.TracerProvider, h.tel.MeterProvider, aopts)
 	}
 	// Flush what was recorded even when the bench failed: nothing already
@@ -480,28 +487,72 @@ func (a *benchAction) finish(ctx context.Context, e *env, h *harness, rep *repor
 	// report.json); when it cannot be written the report still goes to
 	// stdout, and the exit says why the file is missing.
 	reportPath := filepath.Join(out, "report.json")
-	reportErr := rep.Write(reportPath)
+	reportErr := errors.Join(rep.Write(reportPath), writeRenderedReports(rep, out))
 	if a.format == "json" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", b)
-	} else {
-		if err := report.WriteText(e.stdout, rep); err != nil {
-			return err
-		}
-		if err := report.WriteAnalysisText(e.stdout, rep); err != nil {
-			return err
-		}
-		if reportErr == nil {
-			fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)
-		} else {
-			fmt.Fprintf(e.stdout, "\nreport: not written (see the error below)\n")
-		}
+	} else if err := a.printReport(e, rep, out, reportErr); err != nil {
+		return err
 	}
 	if err := recordHistory(ctx, e, a.history, rep); err != nil {
 		return err
 	}
 	h.ui.hold(ctx, e, "bench", rep)
 	return errors.Join(reportErr, h.outcome())
+}
+
+// printReport prints the report on stdout: the summary (the whole text
+// report with --verbose) and where the report files are.
+func (a *benchAction) printReport(e *env, rep *report.Report, out string, reportErr error) error {
+	if !a.verbose {
+		if err := report.WriteSummary(e.stdout, rep); err != nil {
+			return err
+		}
+		if reportErr != nil {
+			fmt.Fprintf(e.stdout, "report      not written (see the error below)\n")
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "report      %s (and report.md, report.json); --verbose prints all of it here\n", filepath.Join(out, "report.html"))
+		return nil
+	}
+	if err := report.WriteText(e.stdout, rep); err != nil {
+		return err
+	}
+	if err := report.WriteAnalysisText(e.stdout, rep); err != nil {
+		return err
+	}
+	if reportErr == nil {
+		fmt.Fprintf(e.stdout, "\nreport: %s (and report.md, report.html)\n", filepath.Join(out, "report.json"))
+	} else {
+		fmt.Fprintf(e.stdout, "\nreport: not written (see the error below)\n")
+	}
+	return nil
+}
+
+// writeRenderedReports writes report.md and report.html beside
+// report.json, each replaced whole.
+func writeRenderedReports(rep *report.Report, out string) error {
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer, *report.Report) error
+	}{{"report.md", report.WriteMarkdown}, {"report.html", report.WriteHTML}} {
+		var b bytes.Buffer
+		if err := f.write(&b, rep); err != nil {
+			return fmt.Errorf("render %s: %w", f.name, err)
+		}
+		if err := atomicfile.Write(filepath.Join(out, f.name), b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// catalogName is arg when it named a known model (not a file), else "".
+func catalogName(arg, path string) string {
+	if k, ok := models.Lookup(arg); ok && path != arg {
+		return k.Name
+	}
+	return ""
 }
 
 // reportTelemetry is the report's account of the bench's telemetry.

@@ -102,7 +102,7 @@ func TestBenchWritesReportAndOTLPFiles(t *testing.T) {
 	model := chainModel(t)
 	out := t.TempDir()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-	code, stdout, stderr := ortel(t, "bench", model, "--runs", "30", "--warmup", "3", "--profile-runs", "2", "--out", out, "--quiet", "--model-name", "chain")
+	code, stdout, stderr := ortel(t, "bench", model, "--runs", "30", "--warmup", "3", "--profile-runs", "2", "--out", out, "--quiet", "--model-name", "chain", "--verbose")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -207,6 +207,48 @@ func TestBenchWritesReportAndOTLPFiles(t *testing.T) {
 	}
 	if count != 36 {
 		t.Errorf("run duration histogram count = %d, want 36", count)
+	}
+}
+
+// TestBenchSummaryFirst: `ortel bench paddleocr-det` prints its summary,
+// at most 25 lines with the progress lines, the findings in them, and the
+// rest in report.md and report.html beside report.json; --verbose prints
+// the whole text report, and report.json is the same either way.
+func TestBenchSummaryFirst(t *testing.T) {
+	testenv.RequireORT(t)
+	testenv.Model(t, "ch_PP-OCRv4_det_infer.onnx")
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	args := []string{"bench", "paddleocr-det", "--runs", "5", "--warmup", "1", "--profile-runs", "1", "--no-hardware"}
+	out := t.TempDir()
+	code, stdout, stderr := ortel(t, append(args, "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if n := strings.Count(stdout+stderr, "\n"); n > 25 {
+		t.Errorf("%d lines printed, want at most 25:\n%s%s", n, stderr, stdout)
+	}
+	for _, want := range []string{"latency ", "p50 ", "findings ", "1. [", filepath.Join(out, "report.html")} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "Top operators") || strings.Contains(stdout, "Roofline") {
+		t.Errorf("the summary prints the full report's tables:\n%s", stdout)
+	}
+	for _, f := range []string{"report.md", "report.html"} {
+		if b, err := os.ReadFile(filepath.Join(out, f)); err != nil || !strings.Contains(string(b), "Findings") {
+			t.Errorf("%s: %v, or it has no findings", f, err)
+		}
+	}
+	verbose := t.TempDir()
+	code, stdout, stderr = ortel(t, append(args, "--out", verbose, "--verbose")...)
+	if code != 0 || !strings.Contains(stdout, "Top operators") || !strings.Contains(stdout, "Roofline") {
+		t.Fatalf("--verbose: exit %d, want the whole report:\n%s\n%s", code, stdout, stderr)
+	}
+	a, errA := report.Read(filepath.Join(out, "report.json"))
+	b, errB := report.Read(filepath.Join(verbose, "report.json"))
+	if errA != nil || errB != nil || a.Analysis == nil || b.Analysis == nil || len(a.Analysis.Findings) == 0 || a.Model.Catalog != "paddleocr-det" {
+		t.Fatalf("reports: %v, %v; want both analyzed, with findings and the catalog name", errA, errB)
 	}
 }
 

@@ -57,6 +57,7 @@ func Analyze(ctx context.Context, rep *report.Report, opts ...Option) (*report.A
 		a.Providers = Placement(rep.Runtime.Providers, rep.Operators.Timeline)
 	}
 	a.Findings = linkTune(rep, Findings(FactsFrom(rep, a.Roofline, peaks)))
+	setChecks(a.Findings, rep)
 
 	readings, reason := energyReadings(rep.Hardware)
 	var flops *float64
