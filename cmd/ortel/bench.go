@@ -109,9 +109,10 @@ func (a *benchAction) flags(fs *flagSet) {
 
 // measureFlags: how much is measured.
 func (a *benchAction) measureFlags(fs *flagSet) {
-	fs.stringFlag(&a.runs, "runs", "N|auto", "100",
-		"measured runs, or requests of a load scenario (default 100); auto runs until the 95% confidence interval of the "+
-			"--auto-percentile is within --auto-width of it, or --duration passes (default 60s then); single-stream and concurrent scenarios")
+	fs.stringFlag(&a.runs, "runs", "N|auto", "",
+		"measured runs, or requests of a load scenario; auto runs until the 95% confidence interval of the "+
+			"--auto-percentile is within --auto-width of it, or --duration passes (default 30s then); single-stream and concurrent scenarios. "+
+			"Default: auto, where one configuration is measured single-stream or concurrent; 100 for a batch sweep, --generate, --tune, --sla, server and offline")
 	fs.stringFlag(&a.autoPct, "auto-percentile", "P", "p99", "percentile --runs auto watches, e.g. p99 or 95 (default p99)")
 	fs.stringFlag(&a.autoWidth, "auto-width", "W", "5%",
 		"widest interval --runs auto accepts, relative to the percentile, e.g. 5% or 0.05 (default 5%)")
@@ -200,7 +201,8 @@ func (a *benchAction) resultFlags(fs *flagSet) {
 	fs.uint64Flag(&a.cfg.Seed, "seed", "N", 1, "seed of the random input data (default 1)")
 	fs.stringFlag(&a.format, "format", "F", "text", "text (default) or json: the report printed on stdout")
 	fs.boolFlag(&a.verbose, "verbose", false,
-		"print the whole text report (every table: operators, roofline, hardware, energy) instead of the summary, and ONNX Runtime's own log lines")
+		"print the whole text report (every table: operators, roofline, hardware, energy) instead of the summary, and ONNX Runtime's own log lines "+
+			"(--tune, --generate, a batch sweep and a load scenario print the whole report anyway)")
 	fs.deprecate("json", "--format json", true, func(v string) error {
 		on, err := strconv.ParseBool(v)
 		if on {
@@ -246,6 +248,10 @@ func (a *benchAction) config(model string) (bench.Config, error) {
 	if cfg.Tune, err = a.tune.parse(model); err != nil {
 		return cfg, err
 	}
+	if a.runs == "" && cfg.Auto != nil && !cfg.AutoApplies() {
+		// No --runs, and what is measured takes a number of runs.
+		cfg.Auto, cfg.Runs = nil, bench.DefaultRuns
+	}
 	if a.profileOnDemand < 0 || a.profileOnDemand > bench.MaxOnDemandRuns {
 		return cfg, usagef("--profile-on-demand must be 0 (off) to %d (got %d)", bench.MaxOnDemandRuns, a.profileOnDemand)
 	}
@@ -255,7 +261,14 @@ func (a *benchAction) config(model string) (bench.Config, error) {
 // parseMeasure reads --runs (a count or auto, with --auto-percentile,
 // --auto-width and --duration as its time limit) and --warmup.
 func (a *benchAction) parseMeasure(cfg *bench.Config) error {
-	n, auto, err := bench.ParseRuns(a.runs)
+	runs := a.runs
+	switch {
+	case runs == "" && cfg.Duration > 0:
+		runs = "0" // --duration alone measures for that long
+	case runs == "":
+		runs = "auto" // unless what is measured takes a number of runs (config)
+	}
+	n, auto, err := bench.ParseRuns(runs)
 	if err != nil {
 		return err
 	}
@@ -501,10 +514,14 @@ func (a *benchAction) finish(ctx context.Context, e *env, h *harness, rep *repor
 	return errors.Join(reportErr, h.outcome())
 }
 
-// printReport prints the report on stdout: the summary (the whole text
-// report with --verbose) and where the report files are.
+// printReport prints the report on stdout: the summary and where the
+// report files are; the whole text report with --verbose, or when the
+// bench was asked for a section the summary leaves out (a tuning sweep, a
+// batch sweep, a generation, a load scenario).
 func (a *benchAction) printReport(e *env, rep *report.Report, out string, reportErr error) error {
-	if !a.verbose {
+	asked := rep.Tune != nil || rep.BatchSweep != nil || rep.Generation != nil ||
+		(rep.Load != nil && (rep.Load.Scenario != "single-stream" || rep.Load.SLA != nil))
+	if !a.verbose && !asked {
 		if err := report.WriteSummary(e.stdout, rep); err != nil {
 			return err
 		}

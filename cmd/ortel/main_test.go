@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
@@ -374,5 +376,55 @@ func TestHelpAndVersion(t *testing.T) {
 	code, stdout, _ = ortel(t, "version")
 	if code != 0 || !strings.Contains(stdout, "ortel ") || !strings.Contains(stdout, "onnxruntime") {
 		t.Errorf("version: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestBenchRunsDefault: with no --runs, bench measures with --runs auto
+// under its time cap where one configuration is measured, and 100 runs
+// where what is measured takes a number (the server scenario); --duration alone
+// measures for that long.
+func TestBenchRunsDefault(t *testing.T) {
+	model := chainModel(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	tests := []struct {
+		name  string
+		args  []string
+		check func(r *report.Report) string
+	}{
+		// A wide target keeps the run short: the cap is what is checked.
+		{"auto under the cap", []string{"--auto-width", "50%"}, func(r *report.Report) string {
+			if a := r.Config.AutoRuns; a == nil || a.LimitS != bench.DefaultAutoLimit.Seconds() || a.Percentile != 99 || a.Runs != r.Latency.Count {
+				return fmt.Sprintf("auto runs %+v, want p99 under the %s cap", a, bench.DefaultAutoLimit)
+			}
+			return ""
+		}},
+		{"the server scenario", []string{"--scenario", "server", "--qps", "400"}, func(r *report.Report) string {
+			if r.Config.AutoRuns != nil || r.Load == nil || r.Load.Requests != bench.DefaultRuns {
+				return fmt.Sprintf("auto %+v, load %+v: want %d requests", r.Config.AutoRuns, r.Load, bench.DefaultRuns)
+			}
+			return ""
+		}},
+		{"a duration", []string{"--duration", "300ms"}, func(r *report.Report) string {
+			if r.Config.AutoRuns != nil || r.Config.DurationS != 0.3 {
+				return fmt.Sprintf("auto %+v, duration %g: want 300ms measured", r.Config.AutoRuns, r.Config.DurationS)
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"bench", model, "--warmup", "1", "--profile-runs", "0", "--no-hardware", "--quiet", "--out", out}, tt.args...)
+			if code, stdout, stderr := ortel(t, args...); code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			r, err := report.Read(filepath.Join(out, "report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := tt.check(r); msg != "" {
+				t.Error(msg)
+			}
+		})
 	}
 }

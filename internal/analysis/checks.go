@@ -2,8 +2,8 @@ package analysis
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
@@ -38,19 +38,11 @@ var checks = map[string]func(fd *report.Finding, bench string) string{
 func setChecks(fds []report.Finding, rep *report.Report) {
 	model := rep.Model.Catalog
 	if model == "" {
-		model = shellQuote(rep.Model.Path)
+		model = bench.ShellQuote(rep.Model.Path)
 	}
 	for i := range fds {
 		if f, ok := checks[fds[i].Rule]; ok {
 			fds[i].Check = f(&fds[i], "ortel bench "+model)
 		}
 	}
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
