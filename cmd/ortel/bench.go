@@ -7,15 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	ort "github.com/yalue/onnxruntime_go"
+
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/instrument/views"
+	"github.com/ortel-dev/ortel/internal/analysis"
 	"github.com/ortel-dev/ortel/internal/atomicfile"
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/hardware"
@@ -338,27 +343,16 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 	if len(pos) != 1 {
 		return usagef("want exactly one MODEL, got %d arguments", len(pos))
 	}
-	if err := a.validateGroups(); err != nil {
-		return err
-	}
-	cfg, err := a.config(pos[0])
+	cfg, aopts, err := a.prepare(e, pos[0])
 	if err != nil {
-		return err
-	}
-	aopts, err := a.analysis.options(progressOf(a.output.quiet, e))
-	if err != nil {
-		return err
-	}
-	if err := resolveBenchModel(&cfg, pos[0]); err != nil {
-		return err
-	}
-	if _, err := ortlib.Init(); err != nil {
 		return err
 	}
 	out := a.output.out
 	if out == "" {
 		out = benchOutDir(instrument.ModelName(cfg.ModelPath), time.Now())
 	}
+	_, statErr := os.Stat(out)
+	created := errors.Is(statErr, os.ErrNotExist)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output folder %q: %w", out, err)
 	}
@@ -387,26 +381,83 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 	if benchErr != nil {
 		// No report, but what became of the telemetry is said all the same:
 		// the spool and how to send it.
-		return h.failed(ctx, benchErr, "the bench finished, so no report was written")
+		err := h.failed(ctx, benchErr, "the bench finished, so no report was written")
+		if created {
+			dropFailedOutput(e, h, out)
+		}
+		return err
 	}
 	return a.finish(ctx, e, h, rep, out)
+}
+
+// prepare checks the flags, builds the bench's Config and the analysis
+// options, resolves the model (announcing the inputs a known model brings)
+// and checks the model and its inputs, all before anything is written: a
+// run that cannot start leaves no files behind. ONNX Runtime's own log
+// lines are shown only with --verbose (the error they explain is returned
+// all the same).
+func (a *benchAction) prepare(e *env, model string) (bench.Config, []analysis.Option, error) {
+	if err := a.validateGroups(); err != nil {
+		return bench.Config{}, nil, err
+	}
+	cfg, err := a.config(model)
+	if err != nil {
+		return cfg, nil, err
+	}
+	aopts, err := a.analysis.options(progressOf(a.output.quiet, e))
+	if err != nil {
+		return cfg, nil, err
+	}
+	known, err := resolveBenchModel(&cfg, model)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if note := presetNote(known, model); note != "" && !a.output.quiet {
+		fmt.Fprintf(e.stderr, "ortel bench: %s\n", note)
+	}
+	if _, err := ortlib.Init(); err != nil {
+		return cfg, nil, err
+	}
+	level := ort.LoggingLevel(ort.LoggingLevelFatal)
+	if a.verbose {
+		level = ort.LoggingLevelWarning
+	}
+	if err := ort.SetEnvironmentLogLevel(level); err != nil {
+		return cfg, nil, fmt.Errorf("set ONNX Runtime's log level: %w", err)
+	}
+	if err := bench.CheckInputs(cfg); err != nil {
+		return cfg, nil, a.inputsCommand(err, model)
+	}
+	return cfg, aopts, nil
+}
+
+// dropFailedOutput removes the output folder a failed run created, so that
+// it leaves no partial files, unless it holds a spool of telemetry to send
+// later.
+func dropFailedOutput(e *env, h *harness, out string) {
+	if st := h.tel.Stats(); st.SpansSpooled > 0 || st.MetricExportsSpooled > 0 {
+		return
+	}
+	if err := os.RemoveAll(out); err == nil {
+		fmt.Fprintf(e.stderr, "ortel bench: removed %s: a failed run leaves no partial files\n", out)
+	}
 }
 
 // resolveBenchModel finds MODEL (a file, or a catalog name whose shapes,
 // values and encoder become the defaults: flags still win) and the
 // --encoder model.
-func resolveBenchModel(cfg *bench.Config, model string) error {
+func resolveBenchModel(cfg *bench.Config, model string) (*models.Known, error) {
 	path, known, err := models.Resolve(model)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cfg.ModelPath = path
 	if known != nil && known.Decoder && cfg.Generate == 0 {
-		return usagef("%s is an autoregressive decoder: bench it with --generate N (for example: ortel bench --generate 32 %s)", known.Name, known.Name)
+		return nil, usagef("%s is an autoregressive decoder: bench it with --generate N (for example: ortel bench --generate 32 %s)", known.Name, known.Name)
 	}
 	if known != nil {
 		if cfg.DefaultShapes, err = catalogShapes(known); err != nil {
-			return err
+			return nil, err
 		}
 		if cfg.Values == nil {
 			cfg.Values = map[string]string{}
@@ -421,17 +472,37 @@ func resolveBenchModel(cfg *bench.Config, model string) error {
 		}
 	}
 	if cfg.EncoderPath == "" {
-		return nil
+		return known, nil
 	}
 	p, k, err := models.Resolve(cfg.EncoderPath)
 	if err != nil {
-		return fmt.Errorf("--encoder: %w", err)
+		return nil, fmt.Errorf("--encoder: %w", err)
 	}
 	cfg.EncoderPath, cfg.EncoderShapes = p, map[string][]int64{}
 	if k != nil {
 		cfg.EncoderShapes, err = catalogShapes(k)
 	}
-	return err
+	return known, err
+}
+
+// presetNote announces the inputs a known model brings (model is MODEL as
+// given: its name, or a file the catalog knows by its file name), or "".
+func presetNote(k *models.Known, model string) string {
+	if k == nil || len(k.Shapes)+len(k.Values) == 0 {
+		return ""
+	}
+	var flags []string
+	for _, name := range slices.Sorted(maps.Keys(k.Shapes)) {
+		flags = append(flags, "--shape "+name+"="+k.Shapes[name])
+	}
+	for _, name := range slices.Sorted(maps.Keys(k.Values)) {
+		flags = append(flags, "--value "+name+"="+k.Values[name])
+	}
+	what := model + " is the known model " + k.Name
+	if model == k.Name {
+		what = k.Name + " is a known model"
+	}
+	return fmt.Sprintf("%s: using its usual inputs, %s (a --shape or --value given wins)", what, strings.Join(flags, " "))
 }
 
 // catalogShapes are the input shapes the catalog gives model k.
@@ -562,6 +633,31 @@ func writeRenderedReports(rep *report.Report, out string) error {
 		}
 	}
 	return nil
+}
+
+// inputsCommand adds to an error listing unresolved inputs the whole
+// command that fills them: the model, the --shape and --value given, and
+// one for each input left.
+func (a *benchAction) inputsCommand(err error, model string) error {
+	var u *bench.UnresolvedInputsError
+	if !errors.As(err, &u) {
+		return err
+	}
+	args := []string{"ortel", "bench", bench.ShellQuote(model)}
+	for _, s := range a.shapes {
+		args = append(args, "--shape", bench.ShellQuote(s))
+	}
+	for _, v := range a.values {
+		args = append(args, "--value", bench.ShellQuote(v))
+	}
+	for _, in := range u.Inputs {
+		if in.Shape != nil {
+			args = append(args, "--shape", in.Name+"="+in.ShapeText())
+		} else {
+			args = append(args, "--value", in.Name+"="+in.Value)
+		}
+	}
+	return fmt.Errorf("%w\nthis fills them all (use your data's sizes where they differ):\n  %s", err, strings.Join(args, " "))
 }
 
 // catalogName is arg when it named a known model (not a file), else "".
