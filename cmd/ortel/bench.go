@@ -1,19 +1,27 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	ort "github.com/yalue/onnxruntime_go"
+
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/instrument/views"
+	"github.com/ortel-dev/ortel/internal/analysis"
+	"github.com/ortel-dev/ortel/internal/atomicfile"
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/liveview"
@@ -82,6 +90,7 @@ type benchAction struct {
 	tune                             tuneFlags
 	profileOnDemand                  int
 	history, format                  string
+	verbose                          bool
 	output                           outputFlags
 	export                           exportFlags
 	hw                               hardwareFlags
@@ -105,9 +114,10 @@ func (a *benchAction) flags(fs *flagSet) {
 
 // measureFlags: how much is measured.
 func (a *benchAction) measureFlags(fs *flagSet) {
-	fs.stringFlag(&a.runs, "runs", "N|auto", "100",
-		"measured runs, or requests of a load scenario (default 100); auto runs until the 95% confidence interval of the "+
-			"--auto-percentile is within --auto-width of it, or --duration passes (default 60s then); single-stream and concurrent scenarios")
+	fs.stringFlag(&a.runs, "runs", "N|auto", "",
+		"measured runs, or requests of a load scenario; auto runs until the 95% confidence interval of the "+
+			"--auto-percentile is within --auto-width of it, or --duration passes (default 30s then); single-stream and concurrent scenarios. "+
+			"Default: auto, where one configuration is measured single-stream or concurrent; 100 for a batch sweep, --generate, --tune, --sla, server and offline")
 	fs.stringFlag(&a.autoPct, "auto-percentile", "P", "p99", "percentile --runs auto watches, e.g. p99 or 95 (default p99)")
 	fs.stringFlag(&a.autoWidth, "auto-width", "W", "5%",
 		"widest interval --runs auto accepts, relative to the percentile, e.g. 5% or 0.05 (default 5%)")
@@ -195,6 +205,9 @@ func (a *benchAction) resultFlags(fs *flagSet) {
 		"record the run in a history (a SQLite file or a postgres:// URL; default: ORTEL_HISTORY): see ortel help history")
 	fs.uint64Flag(&a.cfg.Seed, "seed", "N", 1, "seed of the random input data (default 1)")
 	fs.stringFlag(&a.format, "format", "F", "text", "text (default) or json: the report printed on stdout")
+	fs.boolFlag(&a.verbose, "verbose", false,
+		"print the whole text report (every table: operators, roofline, hardware, energy) instead of the summary, and ONNX Runtime's own log lines "+
+			"(--tune, --generate, a batch sweep and a load scenario print the whole report anyway)")
 	fs.deprecate("json", "--format json", true, func(v string) error {
 		on, err := strconv.ParseBool(v)
 		if on {
@@ -240,6 +253,10 @@ func (a *benchAction) config(model string) (bench.Config, error) {
 	if cfg.Tune, err = a.tune.parse(model); err != nil {
 		return cfg, err
 	}
+	if a.runs == "" && cfg.Auto != nil && !cfg.AutoApplies() {
+		// No --runs, and what is measured takes a number of runs.
+		cfg.Auto, cfg.Runs = nil, bench.DefaultRuns
+	}
 	if a.profileOnDemand < 0 || a.profileOnDemand > bench.MaxOnDemandRuns {
 		return cfg, usagef("--profile-on-demand must be 0 (off) to %d (got %d)", bench.MaxOnDemandRuns, a.profileOnDemand)
 	}
@@ -249,7 +266,14 @@ func (a *benchAction) config(model string) (bench.Config, error) {
 // parseMeasure reads --runs (a count or auto, with --auto-percentile,
 // --auto-width and --duration as its time limit) and --warmup.
 func (a *benchAction) parseMeasure(cfg *bench.Config) error {
-	n, auto, err := bench.ParseRuns(a.runs)
+	runs := a.runs
+	switch {
+	case runs == "" && cfg.Duration > 0:
+		runs = "0" // --duration alone measures for that long
+	case runs == "":
+		runs = "auto" // unless what is measured takes a number of runs (config)
+	}
+	n, auto, err := bench.ParseRuns(runs)
 	if err != nil {
 		return err
 	}
@@ -319,27 +343,16 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 	if len(pos) != 1 {
 		return usagef("want exactly one MODEL, got %d arguments", len(pos))
 	}
-	if err := a.validateGroups(); err != nil {
-		return err
-	}
-	cfg, err := a.config(pos[0])
+	cfg, aopts, err := a.prepare(e, pos[0])
 	if err != nil {
-		return err
-	}
-	aopts, err := a.analysis.options(progressOf(a.output.quiet, e))
-	if err != nil {
-		return err
-	}
-	if err := resolveBenchModel(&cfg, pos[0]); err != nil {
-		return err
-	}
-	if _, err := ortlib.Init(); err != nil {
 		return err
 	}
 	out := a.output.out
 	if out == "" {
 		out = benchOutDir(instrument.ModelName(cfg.ModelPath), time.Now())
 	}
+	_, statErr := os.Stat(out)
+	created := errors.Is(statErr, os.ErrNotExist)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output folder %q: %w", out, err)
 	}
@@ -355,6 +368,7 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 	a.wire(&cfg, e, h, od)
 	rep, benchErr := bench.Run(ctx, cfg)
 	if benchErr == nil {
+		rep.Model.Catalog = catalogName(pos[0], cfg.ModelPath)
 		benchErr = analyzeAndExport(ctx, rep, h.tel.TracerProvider, h.tel.MeterProvider, aopts)
 	}
 	// Flush what was recorded even when the bench failed: nothing already
@@ -367,26 +381,83 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 	if benchErr != nil {
 		// No report, but what became of the telemetry is said all the same:
 		// the spool and how to send it.
-		return h.failed(ctx, benchErr, "the bench finished, so no report was written")
+		err := h.failed(ctx, benchErr, "the bench finished, so no report was written")
+		if created {
+			dropFailedOutput(e, h, out)
+		}
+		return err
 	}
 	return a.finish(ctx, e, h, rep, out)
+}
+
+// prepare checks the flags, builds the bench's Config and the analysis
+// options, resolves the model (announcing the inputs a known model brings)
+// and checks the model and its inputs, all before anything is written: a
+// run that cannot start leaves no files behind. ONNX Runtime's own log
+// lines are shown only with --verbose (the error they explain is returned
+// all the same).
+func (a *benchAction) prepare(e *env, model string) (bench.Config, []analysis.Option, error) {
+	if err := a.validateGroups(); err != nil {
+		return bench.Config{}, nil, err
+	}
+	cfg, err := a.config(model)
+	if err != nil {
+		return cfg, nil, err
+	}
+	aopts, err := a.analysis.options(progressOf(a.output.quiet, e))
+	if err != nil {
+		return cfg, nil, err
+	}
+	known, err := resolveBenchModel(&cfg, model)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if note := presetNote(known, model); note != "" && !a.output.quiet {
+		fmt.Fprintf(e.stderr, "ortel bench: %s\n", note)
+	}
+	if _, err := ortlib.Init(); err != nil {
+		return cfg, nil, err
+	}
+	level := ort.LoggingLevel(ort.LoggingLevelFatal)
+	if a.verbose {
+		level = ort.LoggingLevelWarning
+	}
+	if err := ort.SetEnvironmentLogLevel(level); err != nil {
+		return cfg, nil, fmt.Errorf("set ONNX Runtime's log level: %w", err)
+	}
+	if err := bench.CheckInputs(cfg); err != nil {
+		return cfg, nil, a.inputsCommand(err, model)
+	}
+	return cfg, aopts, nil
+}
+
+// dropFailedOutput removes the output folder a failed run created, so that
+// it leaves no partial files, unless it holds a spool of telemetry to send
+// later.
+func dropFailedOutput(e *env, h *harness, out string) {
+	if st := h.tel.Stats(); st.SpansSpooled > 0 || st.MetricExportsSpooled > 0 {
+		return
+	}
+	if err := os.RemoveAll(out); err == nil {
+		fmt.Fprintf(e.stderr, "ortel bench: removed %s: a failed run leaves no partial files\n", out)
+	}
 }
 
 // resolveBenchModel finds MODEL (a file, or a catalog name whose shapes,
 // values and encoder become the defaults: flags still win) and the
 // --encoder model.
-func resolveBenchModel(cfg *bench.Config, model string) error {
+func resolveBenchModel(cfg *bench.Config, model string) (*models.Known, error) {
 	path, known, err := models.Resolve(model)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cfg.ModelPath = path
 	if known != nil && known.Decoder && cfg.Generate == 0 {
-		return usagef("%s is an autoregressive decoder: bench it with --generate N (for example: ortel bench --generate 32 %s)", known.Name, known.Name)
+		return nil, usagef("%s is an autoregressive decoder: bench it with --generate N (for example: ortel bench --generate 32 %s)", known.Name, known.Name)
 	}
 	if known != nil {
 		if cfg.DefaultShapes, err = catalogShapes(known); err != nil {
-			return err
+			return nil, err
 		}
 		if cfg.Values == nil {
 			cfg.Values = map[string]string{}
@@ -401,17 +472,37 @@ func resolveBenchModel(cfg *bench.Config, model string) error {
 		}
 	}
 	if cfg.EncoderPath == "" {
-		return nil
+		return known, nil
 	}
 	p, k, err := models.Resolve(cfg.EncoderPath)
 	if err != nil {
-		return fmt.Errorf("--encoder: %w", err)
+		return nil, fmt.Errorf("--encoder: %w", err)
 	}
 	cfg.EncoderPath, cfg.EncoderShapes = p, map[string][]int64{}
 	if k != nil {
 		cfg.EncoderShapes, err = catalogShapes(k)
 	}
-	return err
+	return known, err
+}
+
+// presetNote announces the inputs a known model brings (model is MODEL as
+// given: its name, or a file the catalog knows by its file name), or "".
+func presetNote(k *models.Known, model string) string {
+	if k == nil || len(k.Shapes)+len(k.Values) == 0 {
+		return ""
+	}
+	var flags []string
+	for _, name := range slices.Sorted(maps.Keys(k.Shapes)) {
+		flags = append(flags, "--shape "+name+"="+k.Shapes[name])
+	}
+	for _, name := range slices.Sorted(maps.Keys(k.Values)) {
+		flags = append(flags, "--value "+name+"="+k.Values[name])
+	}
+	what := model + " is the known model " + k.Name
+	if model == k.Name {
+		what = k.Name + " is a known model"
+	}
+	return fmt.Sprintf("%s: using its usual inputs, %s (a --shape or --value given wins)", what, strings.Join(flags, " "))
 }
 
 // catalogShapes are the input shapes the catalog gives model k.
@@ -480,28 +571,101 @@ func (a *benchAction) finish(ctx context.Context, e *env, h *harness, rep *repor
 	// report.json); when it cannot be written the report still goes to
 	// stdout, and the exit says why the file is missing.
 	reportPath := filepath.Join(out, "report.json")
-	reportErr := rep.Write(reportPath)
+	reportErr := errors.Join(rep.Write(reportPath), writeRenderedReports(rep, out))
 	if a.format == "json" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", b)
-	} else {
-		if err := report.WriteText(e.stdout, rep); err != nil {
-			return err
-		}
-		if err := report.WriteAnalysisText(e.stdout, rep); err != nil {
-			return err
-		}
-		if reportErr == nil {
-			fmt.Fprintf(e.stdout, "\nreport: %s\n", reportPath)
-		} else {
-			fmt.Fprintf(e.stdout, "\nreport: not written (see the error below)\n")
-		}
+	} else if err := a.printReport(e, rep, out, reportErr); err != nil {
+		return err
 	}
 	if err := recordHistory(ctx, e, a.history, rep); err != nil {
 		return err
 	}
 	h.ui.hold(ctx, e, "bench", rep)
 	return errors.Join(reportErr, h.outcome())
+}
+
+// printReport prints the report on stdout: the summary and where the
+// report files are; the whole text report with --verbose, or when the
+// bench was asked for a section the summary leaves out (a tuning sweep, a
+// batch sweep, a generation, a load scenario).
+func (a *benchAction) printReport(e *env, rep *report.Report, out string, reportErr error) error {
+	asked := rep.Tune != nil || rep.BatchSweep != nil || rep.Generation != nil ||
+		(rep.Load != nil && (rep.Load.Scenario != "single-stream" || rep.Load.SLA != nil))
+	if !a.verbose && !asked {
+		if err := report.WriteSummary(e.stdout, rep); err != nil {
+			return err
+		}
+		if reportErr != nil {
+			fmt.Fprintf(e.stdout, "report      not written (see the error below)\n")
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "report      %s (and report.md, report.json); --verbose prints all of it here\n", filepath.Join(out, "report.html"))
+		return nil
+	}
+	if err := report.WriteText(e.stdout, rep); err != nil {
+		return err
+	}
+	if err := report.WriteAnalysisText(e.stdout, rep); err != nil {
+		return err
+	}
+	if reportErr == nil {
+		fmt.Fprintf(e.stdout, "\nreport: %s (and report.md, report.html)\n", filepath.Join(out, "report.json"))
+	} else {
+		fmt.Fprintf(e.stdout, "\nreport: not written (see the error below)\n")
+	}
+	return nil
+}
+
+// writeRenderedReports writes report.md and report.html beside
+// report.json, each replaced whole.
+func writeRenderedReports(rep *report.Report, out string) error {
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer, *report.Report) error
+	}{{"report.md", report.WriteMarkdown}, {"report.html", report.WriteHTML}} {
+		var b bytes.Buffer
+		if err := f.write(&b, rep); err != nil {
+			return fmt.Errorf("render %s: %w", f.name, err)
+		}
+		if err := atomicfile.Write(filepath.Join(out, f.name), b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// inputsCommand adds to an error listing unresolved inputs the whole
+// command that fills them: the model, the --shape and --value given, and
+// one for each input left.
+func (a *benchAction) inputsCommand(err error, model string) error {
+	var u *bench.UnresolvedInputsError
+	if !errors.As(err, &u) {
+		return err
+	}
+	args := []string{"ortel", "bench", bench.ShellQuote(model)}
+	for _, s := range a.shapes {
+		args = append(args, "--shape", bench.ShellQuote(s))
+	}
+	for _, v := range a.values {
+		args = append(args, "--value", bench.ShellQuote(v))
+	}
+	for _, in := range u.Inputs {
+		if in.Shape != nil {
+			args = append(args, "--shape", in.Name+"="+in.ShapeText())
+		} else {
+			args = append(args, "--value", in.Name+"="+in.Value)
+		}
+	}
+	return fmt.Errorf("%w\nthis fills them all (use your data's sizes where they differ):\n  %s", err, strings.Join(args, " "))
+}
+
+// catalogName is arg when it named a known model (not a file), else "".
+func catalogName(arg, path string) string {
+	if k, ok := models.Lookup(arg); ok && path != arg {
+		return k.Name
+	}
+	return ""
 }
 
 // reportTelemetry is the report's account of the bench's telemetry.

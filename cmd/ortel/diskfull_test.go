@@ -201,7 +201,7 @@ func TestBenchOnAFullDisk(t *testing.T) {
 	if code != exitFailure {
 		t.Errorf("exit %d, want %d (the report file could not be written)", code, exitFailure)
 	}
-	if !strings.Contains(stdout, "Steady-state latency") || !strings.Contains(stdout, "report: not written") {
+	if !strings.Contains(stdout, "latency     300 runs") || !strings.Contains(stdout, "report      not written") {
 		t.Errorf("stdout lacks the report, or does not say report.json is missing:\n%s", stdout)
 	}
 	report := filepath.Join(out, "report.json")

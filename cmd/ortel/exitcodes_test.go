@@ -88,7 +88,7 @@ func TestTelemetryLostExitCode(t *testing.T) {
 					t.Errorf("stderr has %d lines starting %q, want 1:\n%s", n, l, stderr)
 				}
 			}
-			if tt.name == "bench" && !strings.Contains(stdout, "Steady-state latency") {
+			if tt.name == "bench" && !strings.Contains(stdout, "latency     ") {
 				t.Errorf("bench printed no report before failing:\n%s", stdout)
 			}
 			if tt.name == "bench" {

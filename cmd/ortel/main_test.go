@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
@@ -102,7 +104,7 @@ func TestBenchWritesReportAndOTLPFiles(t *testing.T) {
 	model := chainModel(t)
 	out := t.TempDir()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-	code, stdout, stderr := ortel(t, "bench", model, "--runs", "30", "--warmup", "3", "--profile-runs", "2", "--out", out, "--quiet", "--model-name", "chain")
+	code, stdout, stderr := ortel(t, "bench", model, "--runs", "30", "--warmup", "3", "--profile-runs", "2", "--out", out, "--quiet", "--model-name", "chain", "--verbose")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -207,6 +209,48 @@ func TestBenchWritesReportAndOTLPFiles(t *testing.T) {
 	}
 	if count != 36 {
 		t.Errorf("run duration histogram count = %d, want 36", count)
+	}
+}
+
+// TestBenchSummaryFirst: `ortel bench paddleocr-det` prints its summary,
+// at most 25 lines with the progress lines, the findings in them, and the
+// rest in report.md and report.html beside report.json; --verbose prints
+// the whole text report, and report.json is the same either way.
+func TestBenchSummaryFirst(t *testing.T) {
+	testenv.RequireORT(t)
+	testenv.Model(t, "ch_PP-OCRv4_det_infer.onnx")
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	args := []string{"bench", "paddleocr-det", "--runs", "5", "--warmup", "1", "--profile-runs", "1", "--no-hardware"}
+	out := t.TempDir()
+	code, stdout, stderr := ortel(t, append(args, "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if n := strings.Count(stdout+stderr, "\n"); n > 25 {
+		t.Errorf("%d lines printed, want at most 25:\n%s%s", n, stderr, stdout)
+	}
+	for _, want := range []string{"latency ", "p50 ", "findings ", "1. [", filepath.Join(out, "report.html")} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "Top operators") || strings.Contains(stdout, "Roofline") {
+		t.Errorf("the summary prints the full report's tables:\n%s", stdout)
+	}
+	for _, f := range []string{"report.md", "report.html"} {
+		if b, err := os.ReadFile(filepath.Join(out, f)); err != nil || !strings.Contains(string(b), "Findings") {
+			t.Errorf("%s: %v, or it has no findings", f, err)
+		}
+	}
+	verbose := t.TempDir()
+	code, stdout, stderr = ortel(t, append(args, "--out", verbose, "--verbose")...)
+	if code != 0 || !strings.Contains(stdout, "Top operators") || !strings.Contains(stdout, "Roofline") {
+		t.Fatalf("--verbose: exit %d, want the whole report:\n%s\n%s", code, stdout, stderr)
+	}
+	a, errA := report.Read(filepath.Join(out, "report.json"))
+	b, errB := report.Read(filepath.Join(verbose, "report.json"))
+	if errA != nil || errB != nil || a.Analysis == nil || b.Analysis == nil || len(a.Analysis.Findings) == 0 || a.Model.Catalog != "paddleocr-det" {
+		t.Fatalf("reports: %v, %v; want both analyzed, with findings and the catalog name", errA, errB)
 	}
 }
 
@@ -332,5 +376,55 @@ func TestHelpAndVersion(t *testing.T) {
 	code, stdout, _ = ortel(t, "version")
 	if code != 0 || !strings.Contains(stdout, "ortel ") || !strings.Contains(stdout, "onnxruntime") {
 		t.Errorf("version: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestBenchRunsDefault: with no --runs, bench measures with --runs auto
+// under its time cap where one configuration is measured, and 100 runs
+// where what is measured takes a number (the server scenario); --duration alone
+// measures for that long.
+func TestBenchRunsDefault(t *testing.T) {
+	model := chainModel(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	tests := []struct {
+		name  string
+		args  []string
+		check func(r *report.Report) string
+	}{
+		// A wide target keeps the run short: the cap is what is checked.
+		{"auto under the cap", []string{"--auto-width", "50%"}, func(r *report.Report) string {
+			if a := r.Config.AutoRuns; a == nil || a.LimitS != bench.DefaultAutoLimit.Seconds() || a.Percentile != 99 || a.Runs != r.Latency.Count {
+				return fmt.Sprintf("auto runs %+v, want p99 under the %s cap", a, bench.DefaultAutoLimit)
+			}
+			return ""
+		}},
+		{"the server scenario", []string{"--scenario", "server", "--qps", "400"}, func(r *report.Report) string {
+			if r.Config.AutoRuns != nil || r.Load == nil || r.Load.Requests != bench.DefaultRuns {
+				return fmt.Sprintf("auto %+v, load %+v: want %d requests", r.Config.AutoRuns, r.Load, bench.DefaultRuns)
+			}
+			return ""
+		}},
+		{"a duration", []string{"--duration", "300ms"}, func(r *report.Report) string {
+			if r.Config.AutoRuns != nil || r.Config.DurationS != 0.3 {
+				return fmt.Sprintf("auto %+v, duration %g: want 300ms measured", r.Config.AutoRuns, r.Config.DurationS)
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"bench", model, "--warmup", "1", "--profile-runs", "0", "--no-hardware", "--quiet", "--out", out}, tt.args...)
+			if code, stdout, stderr := ortel(t, args...); code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			r, err := report.Read(filepath.Join(out, "report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := tt.check(r); msg != "" {
+				t.Error(msg)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
+	"strings"
 
 	"github.com/shirou/gopsutil/v4/cpu"
 	ort "github.com/yalue/onnxruntime_go"
@@ -56,6 +57,7 @@ func Analyze(ctx context.Context, rep *report.Report, opts ...Option) (*report.A
 		a.Providers = Placement(rep.Runtime.Providers, rep.Operators.Timeline)
 	}
 	a.Findings = linkTune(rep, Findings(FactsFrom(rep, a.Roofline, peaks)))
+	setChecks(a.Findings, rep)
 
 	readings, reason := energyReadings(rep.Hardware)
 	var flops *float64
@@ -112,9 +114,10 @@ func basePeaks(ctx context.Context, rep *report.Report, cfg *config, key string,
 		return &p
 	}
 	if p, err := LoadPeaks(cfg.cacheDir, key); err == nil {
-		if len(p.Levels) == 0 && p.Caches == "" && cfg.measure {
-			// Cached before per-level roofs existed: measure them when
-			// this is the machine, else keep the one roof.
+		if len(p.Levels) == 0 && !strings.HasSuffix(p.Caches, noKnee+"): one bandwidth roof, measured at a DRAM-sized working set") && cfg.measure {
+			// Cached before per-level roofs existed, or before CPUID and
+			// the sweep could find the caches sysfs lacks: measure them
+			// when this is the machine, else keep the one roof.
 			if m := measurePeaks(ctx, cfg, key, &report.Analysis{}); m != nil {
 				a.Notes = append(a.Notes, "the cached peaks had one bandwidth roof: measured the per-level roofs")
 				return m

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -33,10 +34,14 @@ type config struct {
 	measure, remeasure   bool
 	cacheDir             string
 	hostRoot             string
-	gridIntensity        float64
-	gridSource           string
-	progress             io.Writer
-	warnings             []string
+	// cpuid and sweep are the second and third sources of cache sizes
+	// (discoverCaches); tests replace them.
+	cpuid         func() ([]CacheLevel, string)
+	sweep         func(context.Context) ([]int64, []float64, error)
+	gridIntensity float64
+	gridSource    string
+	progress      io.Writer
+	warnings      []string
 
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
@@ -51,7 +56,8 @@ func (f optionFunc) apply(c *config) { f(c) }
 
 // newConfig applies defaults, then the environment, then opts.
 func newConfig(opts []Option) *config {
-	c := &config{measure: true, gridIntensity: DefaultGridIntensity, gridSource: DefaultGridSource}
+	c := &config{measure: true, gridIntensity: DefaultGridIntensity, gridSource: DefaultGridSource,
+		cpuid: cpuidCacheLevels, sweep: sweepBandwidth}
 	if v := os.Getenv(EnvGridIntensity); v != "" {
 		g, err := ParseGridIntensity(v)
 		if err != nil {

@@ -13,8 +13,9 @@
 //   - Peaks: MeasurePeaks runs a short microbenchmark through ONNX Runtime
 //     itself on models from package onnxgen (a MatMul for FLOP/s;
 //     element-wise chains for a bandwidth roof per memory level, at working
-//     sets that fit each cache of CPU 0, read from sysfs by
-//     ReadCacheLevels, and beyond the last cache for DRAM, on one thread
+//     sets that fit each cache of CPU 0 (its sizes from sysfs, else CPUID,
+//     else the knees of a bandwidth sweep; Peaks.Caches says which), and
+//     beyond the last cache for DRAM, on one thread
 //     and the default threads), cached per machine under the project cache
 //     (peaks/<machine key>.json); flags override it. RooflineThreads
 //     compares each node with the roof of the smallest level its bytes fit

@@ -164,16 +164,18 @@ func TestPeaksCacheLevels(t *testing.T) {
 }
 
 // TestMeasurePeaksWithoutCacheSizes: on a machine whose sysfs does not
-// describe its caches (a fixture root without them), the microbenchmark
-// measures one DRAM-sized roof and the peaks say why there are no levels.
+// describe its caches, whose CPUID says nothing and whose sweep shows no
+// knee, the microbenchmark measures one DRAM-sized roof and the peaks say
+// why there are no levels.
 func TestMeasurePeaksWithoutCacheSizes(t *testing.T) {
 	testenv.RequireORT(t)
-	p, err := MeasurePeaks(context.Background(), WithHostRoot("testdata/sysfs/nocache"))
+	flat := func(context.Context) ([]int64, []float64, error) { return []int64{1, 2, 3}, []float64{1, 1, 1}, nil }
+	p, err := MeasurePeaks(context.Background(), WithHostRoot("testdata/sysfs/nocache"), withCacheSources(noCPUID, flat))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Levels) != 0 || p.BytesPerS <= 0 || p.Ridge != p.FLOPsPerS/p.BytesPerS ||
-		!strings.Contains(p.Caches, "cache sizes unknown (no cache description in testdata/sysfs/nocache/sys/devices/system/cpu/cpu0/cache): one bandwidth roof") ||
+		!strings.Contains(p.Caches, "cache sizes unknown (no cache description in testdata/sysfs/nocache/sys/devices/system/cpu/cpu0/cache; CPUID gave no cache sizes; "+noKnee+"): one bandwidth roof") ||
 		!strings.Contains(p.Method, "at working sets DRAM 64.0 MiB, on the default threads") {
 		t.Errorf("peaks %+v", p)
 	}

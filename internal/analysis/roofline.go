@@ -78,7 +78,7 @@ func RooflineThreads(ops *report.Operators, peaks *report.Peaks, threads int) *r
 			}
 			if op.RoofShare != nil && *op.RoofShare > 1 {
 				why = roofs.explain(op.RooflinePoint, self, roof)
-				op.AboveRoof = why.text
+				op.AboveRoof, op.AboveReason = why.text, aboveLabels[why.kind]
 			}
 		}
 		r.Ops = append(r.Ops, op)

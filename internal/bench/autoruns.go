@@ -13,8 +13,11 @@ import (
 const (
 	DefaultAutoPercentile = 99
 	DefaultAutoWidth      = 0.05
-	DefaultAutoLimit      = 60 * time.Second
-	DefaultAutoMaxRuns    = 1_000_000
+	DefaultAutoLimit      = 30 * time.Second
+	// DefaultRuns are the measured runs where no --runs is given and
+	// AutoRuns does not apply (AutoApplies).
+	DefaultRuns        = 100
+	DefaultAutoMaxRuns = 1_000_000
 	// autoMinRuns is the first check of the stopping rule.
 	autoMinRuns = 20
 )
@@ -95,4 +98,12 @@ func (a AutoRuns) autoResult(latencies []float64, limited bool) *report.AutoRuns
 		out.StoppedBy = "stopped"
 	}
 	return out
+}
+
+// AutoApplies reports whether AutoRuns can measure c: one measured phase
+// of one configuration, single-stream or concurrent (no batch sweep,
+// generation, tuning sweep or SLA search, which take a number of runs).
+// The CLI measures with AutoRuns by default where it applies.
+func (c Config) AutoApplies() bool {
+	return c.Scenario != Server && c.Scenario != Offline && len(c.Batches) <= 1 && c.Generate == 0 && c.Tune == nil && c.SLA == nil
 }

@@ -142,7 +142,7 @@ func (c *Config) defaults() {
 		c.Runs, c.Duration = 0, 0
 	}
 	if c.Runs <= 0 && c.Duration <= 0 && c.Auto == nil {
-		c.Runs = 100
+		c.Runs = DefaultRuns
 	}
 	if len(c.Batches) == 1 {
 		c.Batch = c.Batches[0]

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -101,11 +102,12 @@ func Synthesize(info []ort.InputOutputInfo, shapes, defaults map[string][]int64,
 	if err := unknownNames(keys(values), known, "Values"); err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	in := &Inputs{}
-	for _, i := range info {
+	// Every shape first: the inputs the bench cannot fill on its own are
+	// listed together, before any tensor is made.
+	shapesOf := make([][]int64, len(info))
+	var open []UnresolvedInput
+	for k, i := range info {
 		if i.OrtValueType != ort.ONNXTypeTensor {
-			in.Destroy()
 			return nil, fmt.Errorf("input %q is a %v, not a tensor: the bench can only synthesize tensors", i.Name, i.OrtValueType)
 		}
 		given := shapes[i.Name]
@@ -116,11 +118,26 @@ func Synthesize(info []ort.InputOutputInfo, shapes, defaults map[string][]int64,
 			}
 		}
 		shape, err := resolveShape(i, given, batch)
-		if err != nil {
-			in.Destroy()
+		var dyn *dynamicError
+		switch {
+		case errors.As(err, &dyn):
+			open = append(open, UnresolvedInput{Name: i.Name, Type: typeName(i.DataType), Declared: append([]int64{}, i.Dimensions...), Shape: suggestShape(i.Dimensions, batch)})
+		case err != nil:
 			return nil, err
+		case len(shape) == 0 && isInteger(i.DataType) && values[i.Name] == "":
+			// An integer scalar is a sample rate, a length or a flag: zero
+			// is rarely a value the model accepts.
+			open = append(open, UnresolvedInput{Name: i.Name, Type: typeName(i.DataType), Declared: []int64{}, Value: suggestValue(i.Name)})
 		}
-		spec := InputSpec{Name: i.Name, Type: typeName(i.DataType), Declared: append([]int64{}, i.Dimensions...), Shape: shape, elem: i.DataType}
+		shapesOf[k] = shape
+	}
+	if len(open) > 0 {
+		return nil, unresolvedError(open)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	in := &Inputs{}
+	for k, i := range info {
+		spec := InputSpec{Name: i.Name, Type: typeName(i.DataType), Declared: append([]int64{}, i.Dimensions...), Shape: shapesOf[k], elem: i.DataType}
 		var val *float64
 		if s, ok := values[i.Name]; ok {
 			f, _ := strconv.ParseFloat(s, 64)
@@ -185,26 +202,115 @@ func resolveShape(i ort.InputOutputInfo, given []int64, batch int64) ([]int64, e
 			shape[d] = batch
 			continue
 		}
-		return nil, invalid("input %q has dynamic dimensions (declared %v): give them with {Shapes} %s=%s", i.Name, []int64(decl), i.Name, example(decl, batch))
+		return nil, &dynamicError{}
 	}
 	return shape, nil
 }
 
-// example suggests a --shape value: declared dimensions kept, dynamic ones 1
-// (the batch) or 224.
-func example(decl []int64, batch int64) string {
+// dynamicError is resolveShape's answer for an input with a dynamic
+// dimension after the first and no shape given: Synthesize lists them.
+type dynamicError struct{}
+
+func (*dynamicError) Error() string { return "dynamic dimensions" }
+
+// UnresolvedInput is a model input the bench cannot fill without being
+// told its shape or its value, with a suggestion that fits its
+// declaration.
+type UnresolvedInput struct {
+	Name, Type string
+	// Declared is the model's shape, -1 for a dynamic dimension; empty for
+	// a scalar.
+	Declared []int64
+	// Shape is the suggested whole shape (nil when a value is wanted);
+	// Value the suggested value of a scalar ("" when a shape is).
+	Shape []int64
+	Value string
+}
+
+// ShapeText is the suggested shape as --shape takes it: "1,512".
+func (u UnresolvedInput) ShapeText() string { return joinDims(u.Shape) }
+
+// UnresolvedInputsError lists every input Synthesize could not fill, at
+// once: a user fixes them in one go. Its message names Config fields
+// ({Shapes}, {Values}); Inputs holds the suggestions for a caller that
+// writes a whole command.
+type UnresolvedInputsError struct {
+	Inputs []UnresolvedInput
+	err    error
+}
+
+func (e *UnresolvedInputsError) Error() string { return e.err.Error() }
+func (e *UnresolvedInputsError) Unwrap() error { return e.err }
+
+func unresolvedError(open []UnresolvedInput) *UnresolvedInputsError {
+	lines := make([]error, 0, len(open)+1)
+	lines = append(lines, fmt.Errorf("the model has %d inputs the bench cannot fill on its own (give each a shape or a value)", len(open)))
+	for _, u := range open {
+		if u.Shape != nil {
+			lines = append(lines, invalid("  input %q %s%s has dynamic dimensions: for example {Shapes} %s=%s", u.Name, u.Type, declText(u.Declared), u.Name, u.ShapeText()))
+		} else {
+			lines = append(lines, invalid("  input %q %s scalar needs its value (a sample rate, a length, a flag): for example {Values} %s=%s", u.Name, u.Type, u.Name, u.Value))
+		}
+	}
+	return &UnresolvedInputsError{Inputs: open, err: errors.Join(lines...)}
+}
+
+// declText writes a declared shape with "?" for its dynamic dimensions:
+// [?,3,?,?].
+func declText(decl []int64) string {
 	parts := make([]string, len(decl))
+	for d, n := range decl {
+		parts[d] = "?"
+		if n >= 0 {
+			parts[d] = strconv.FormatInt(n, 10)
+		}
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// suggestShape fills a declaration's dynamic dimensions with sizes that fit
+// what the dimension likely is: the first is the batch; one between two
+// fixed dimensions (a recurrent state's batch, [2,?,128]) is 1; the rest
+// are lengths by the input's rank: 512 samples or tokens of a [batch,
+// length] input, 128 steps of a [batch, sequence, features] one, 224 pixels
+// of an image.
+func suggestShape(decl []int64, batch int64) []int64 {
+	out := append([]int64{}, decl...)
 	for d, n := range decl {
 		switch {
 		case n >= 0:
-			parts[d] = strconv.FormatInt(n, 10)
 		case d == 0:
-			parts[d] = strconv.FormatInt(batch, 10)
+			out[d] = batch
+		case d < len(decl)-1 && decl[d-1] >= 0 && decl[d+1] >= 0:
+			out[d] = 1
+		case len(decl) == 2:
+			out[d] = 512
+		case len(decl) == 3:
+			out[d] = 128
 		default:
-			parts[d] = "224"
+			out[d] = 224
 		}
 	}
-	return strings.Join(parts, ",")
+	return out
+}
+
+// suggestValue is a value for an integer scalar input: 16000 for a sample
+// rate by its name, else 1.
+func suggestValue(name string) string {
+	switch strings.ToLower(name) {
+	case "sr", "sample_rate", "sampling_rate", "samplerate":
+		return "16000"
+	}
+	return "1"
+}
+
+func isInteger(t ort.TensorElementDataType) bool {
+	switch t {
+	case ort.TensorElementDataTypeInt8, ort.TensorElementDataTypeUint8, ort.TensorElementDataTypeInt16, ort.TensorElementDataTypeUint16,
+		ort.TensorElementDataTypeInt32, ort.TensorElementDataTypeUint32, ort.TensorElementDataTypeInt64, ort.TensorElementDataTypeUint64:
+		return true
+	}
+	return false
 }
 
 func typeName(t ort.TensorElementDataType) string {
@@ -337,4 +443,29 @@ func newScalar(t ort.TensorElementDataType, val *float64, rng *rand.Rand) (ort.V
 		return ort.NewScalar(uint8(v))
 	}
 	return nil, fmt.Errorf("a scalar of type %s cannot be synthesized", typeName(t))
+}
+
+// CheckInputs reads the model of cfg and checks that the bench can fill
+// its inputs as cfg says, before anything is started or written: a model
+// that cannot be read is an error, and so are inputs left unresolved (an
+// *UnresolvedInputsError listing every one). Generation fills its own
+// inputs and is not checked. ONNX Runtime must be initialized.
+func CheckInputs(cfg Config) error {
+	if cfg.Generate > 0 {
+		return nil
+	}
+	m, err := describeModel(cfg.ModelPath)
+	if err != nil {
+		return err
+	}
+	batch, shapes := max(cfg.Batch, 1), cfg.Shapes
+	if len(cfg.Batches) > 1 {
+		shapes = shapesForBatch(m.inputs, cfg.Shapes, batch)
+	}
+	in, err := Synthesize(m.inputs, shapes, cfg.DefaultShapes, cfg.Values, batch, cfg.Seed)
+	if err != nil {
+		return fmt.Errorf("model %q: %w", cfg.ModelPath, err)
+	}
+	in.Destroy()
+	return nil
 }

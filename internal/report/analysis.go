@@ -154,6 +154,10 @@ type Finding struct {
 	Detail string `json:"detail"`
 	// Recommendation says what to try.
 	Recommendation string `json:"recommendation"`
+	// Check is the command that tests the recommendation on this model
+	// ("ortel bench paddleocr-det --warmup auto"); empty when the fix is
+	// in the model itself.
+	Check string `json:"check,omitempty"`
 	// Evidence holds the numbers the rule looked at.
 	Evidence []Evidence `json:"evidence"`
 }

@@ -65,16 +65,20 @@ func WriteAnalysisText(w io.Writer, r *Report) error {
 		p.f("     evidence: %s\n", evidenceLine(f.Evidence))
 	}
 	p.f("\n")
-	writeEnergyText(p, a.Energy)
+	writeEnergyText(p, a.Energy, r.Hardware != nil && len(r.Hardware.Energy) == 0 && r.Hardware.EnergyUnavailable != "")
 	for _, n := range a.Notes {
 		p.f("analysis note: %s\n", n)
 	}
 	return p.err
 }
 
-func writeEnergyText(p *printer, e Energy) {
+// writeEnergyText renders the energy section; said is true when the
+// hardware section already said why energy is unavailable.
+func writeEnergyText(p *printer, e Energy, said bool) {
 	p.f("Energy\n")
-	if !e.Available {
+	if !e.Available && said {
+		p.f("  unavailable (the hardware section says why)\n")
+	} else if !e.Available {
 		p.f("  unavailable: %s\n", e.Reason)
 	} else {
 		p.f("  per inference  %s", units.Energy(e.JoulesPerInference))

@@ -38,11 +38,12 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"copyRate": copyRate,
 	"plural":   Plural,
 	// roofline levels (roofline_text.go)
-	"aboveRoof": aboveRoof,
-	"roofName":  roofName,
-	"threads":   threadsLabel,
-	"size":      func(n any) string { return sizeText(n) },
-	"sets":      setsText,
+	"aboveRoof":   aboveRoof,
+	"aboveGroups": aboveGroups,
+	"roofName":    roofName,
+	"threads":     threadsLabel,
+	"size":        func(n any) string { return sizeText(n) },
+	"sets":        setsText,
 	// generation (generation_render.go)
 	"genView":  newGenView,
 	"interval": IntervalText,

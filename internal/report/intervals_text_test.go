@@ -45,6 +45,30 @@ func TestWriteTextMarksInsufficientPercentiles(t *testing.T) {
 	}
 }
 
+// TestAutoRunsText: what --runs auto did, and under its time cap what
+// the cap allowed.
+func TestAutoRunsText(t *testing.T) {
+	w := 0.081
+	tests := []struct {
+		name string
+		a    AutoRuns
+		want string
+	}{
+		{"width", AutoRuns{Percentile: 99, TargetWidth: 0.05, LimitS: 30, Runs: 1200, Width: &w, StoppedBy: "width"}, "--runs auto: p99's interval 8.1% of it wide after 1200 runs (target 5%)"},
+		{"cap, bounded", AutoRuns{Percentile: 99, TargetWidth: 0.05, LimitS: 30, Runs: 640, Width: &w, StoppedBy: "time limit"},
+			"--runs auto: its 30.00s cap allowed 640 runs, p99's interval 8.1% of it wide (target 5%; a longer --duration narrows it)"},
+		{"cap, unbounded", AutoRuns{Percentile: 99, TargetWidth: 0.05, LimitS: 30, Runs: 40, StoppedBy: "time limit"},
+			"--runs auto: its 30.00s cap allowed 40 runs, p99 not bounded on both sides (target 5%; a longer --duration narrows it)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := AutoRunsText(&tt.a); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestWriteTextConfigLines(t *testing.T) {
 	w := 0.042
 	r := &Report{Config: Config{
@@ -57,7 +81,7 @@ func TestWriteTextConfigLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"runs      auto: 1200 runs, stopped by the width (p99 interval width 4.2%, target 5%, limit 60.00s)",
+		"runs      --runs auto: p99's interval 4.2% of it wide after 1200 runs (target 5%)",
 		"session   optimization level extended, sequential execution, providers CPUExecutionProvider, session.intra_op.allow_spinning=0, optimized model saved to det.opt.onnx",
 	} {
 		if !strings.Contains(b.String(), want) {

@@ -80,7 +80,7 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 	}
 	p.f(" in %s\n", units.Duration(l.WallS))
 	if q := l.QueueWait; q != nil {
-		p.f("  queueing  wait p50 %s, p99 %s, max %s; deepest queue %d\n", units.Duration(q.P50), units.Duration(q.P99), units.Duration(q.Max), l.MaxQueueDepth)
+		p.f("  queueing  wait p50 %s, p99 %s, max %s; deepest queue %d\n", pdur(*q, 50, q.P50), pdur(*q, 99, q.P99), units.Duration(q.Max), l.MaxQueueDepth)
 	}
 	if s := l.SLA; s != nil {
 		p.f("  SLA       %s\n", slaText(s))
@@ -193,7 +193,7 @@ func writeSweep(w io.Writer, p *printer, s *BatchSweep) {
 				sla = "missed"
 			}
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%.1f\t%.1f\t%.2fx\t%.0f%%\t%s\t\n", st.Batch, units.Duration(st.Latency.P50), units.Duration(st.Latency.P99),
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%.1f\t%.1f\t%.2fx\t%.0f%%\t%s\t\n", st.Batch, pdur(st.Latency, 50, st.Latency.P50), pdur(st.Latency, 99, st.Latency.P99),
 			st.RunsPerS, st.ItemsPerS, st.Speedup, 100*st.Efficiency, sla)
 	}
 	tw.Flush()

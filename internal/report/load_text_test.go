@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -154,6 +155,39 @@ func TestLoadSectionsRoundTrip(t *testing.T) {
 	for _, key := range []string{`"observed_s": 0.046`, `"p99_over_p50"`, `"scaling_efficiency"`, `"ttft_s"`, `"curve_s"`, `"sla_search"`} {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("report.json lacks %s", key)
+		}
+	}
+}
+
+// TestBatchSweepSufficiency: the batch-sweep table applies the main
+// table's rule: a percentile its runs cannot bound (p99 of 20 runs) is
+// "—", in the text and the Markdown.
+func TestBatchSweepSufficiency(t *testing.T) {
+	var xs []float64
+	for i := range 20 {
+		xs = append(xs, 0.010+0.0001*float64(i))
+	}
+	s := stats.Summarize(xs)
+	if s.Supported(99) || !s.Supported(50) {
+		t.Fatal("20 runs should bound p50 and not p99")
+	}
+	r := &Report{Model: Model{Name: "m"}, BatchSweep: &BatchSweep{ReferenceBatch: 1, Steps: []BatchStep{{Batch: 1, Latency: s, RunsPerS: 90, ItemsPerS: 90, Speedup: 1, Efficiency: 1}}}}
+	var text, md bytes.Buffer
+	if err := WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	p99 := units.Duration(s.P99)
+	for name, out := range map[string]string{"text": text.String(), "Markdown": md.String()} {
+		i := strings.Index(out, "atch sweep")
+		if i < 0 {
+			t.Fatalf("%s has no batch sweep:\n%s", name, out)
+		}
+		sweep := out[i:]
+		if strings.Contains(sweep, p99) || !strings.Contains(sweep, "—") {
+			t.Errorf("%s batch sweep shows p99 %s from 20 runs:\n%s", name, p99, sweep)
 		}
 	}
 }

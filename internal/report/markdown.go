@@ -65,7 +65,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			if s.Batch == b.BestBatch {
 				mark = " **best**"
 			}
-			p.f("| %d%s | %.1f | %s | %s | %.2f | %.2f |\n", s.Batch, mark, s.ItemsPerS, units.Duration(s.Latency.P50), units.Duration(s.Latency.P99), s.Speedup, s.Efficiency)
+			p.f("| %d%s | %.1f | %s | %s | %.2f | %.2f |\n", s.Batch, mark, s.ItemsPerS, pdur(s.Latency, 50, s.Latency.P50), pdur(s.Latency, 99, s.Latency.P99), s.Speedup, s.Efficiency)
 		}
 		p.f("\n")
 	}

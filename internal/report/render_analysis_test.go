@@ -136,7 +136,7 @@ func TestWriteAnalysisText(t *testing.T) {
 	if err := report.WriteAnalysisText(&b, realReport(t)); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Machine peaks", "ridge", "Roofline (one profiled run: 400 nodes", "Conv", "Findings (", "1. [", "evidence:", "Energy", "unavailable:"} {
+	for _, want := range []string{"Machine peaks", "ridge", "Roofline (one profiled run: 400 nodes", "Conv", "Findings (", "1. [", "evidence:", "Energy", "unavailable"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}

@@ -47,6 +47,9 @@ type Report struct {
 
 	Telemetry Telemetry `json:"telemetry"`
 	Notes     []string  `json:"notes,omitempty"`
+	// Verdict is a one-line judgement of the measurement itself (was the
+	// machine quiet enough to trust it), shown in the summary when set.
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -84,7 +87,10 @@ type Tensor struct {
 
 // Model describes the model file.
 type Model struct {
-	Name      string   `json:"name"`
+	Name string `json:"name"`
+	// Catalog is the name the model was given by when it was one of
+	// ortel's known models (paddleocr-det), for commands to repeat it.
+	Catalog   string   `json:"catalog,omitempty"`
 	Path      string   `json:"path"`
 	SizeBytes int64    `json:"size_bytes"`
 	SHA256    string   `json:"sha256"`

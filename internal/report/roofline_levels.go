@@ -38,4 +38,9 @@ type RoofPlacement struct {
 	// AboveRoof explains, in plain words, why RoofShare is above 1; it is
 	// never empty when RoofShare is above 1.
 	AboveRoof string `json:"above_roof,omitempty"`
+	// AboveReason is the kind of AboveRoof, in words every node with that
+	// kind shares ("within the profiler's 1 µs resolution"), so reports
+	// group the nodes above their roofs instead of repeating one sentence
+	// per node; a node's only.
+	AboveReason string `json:"above_reason,omitempty"`
 }

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"os"
 	"path/filepath"
@@ -62,7 +63,7 @@ func TestRooflineLevelsRender(t *testing.T) {
 	for _, want := range []string{
 		"bandwidth roofs per level (sysfs /sys/devices/system/cpu/cpu0/cache)",
 		"L1     32.0 KiB      16.0 KiB   90.00 GB/s", "L2      1.0 MiB     512.0 KiB", "DRAM          -     128.0 MiB", "1 thread  default threads",
-		"vs roof", "nodes above their roofs:",
+		"vs roof", "nodes above their roofs, by reason",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
@@ -73,13 +74,39 @@ func TestRooflineLevelsRender(t *testing.T) {
 			t.Errorf("Markdown lacks %q", want)
 		}
 	}
+	// The nodes above their roofs are grouped by reason: each reason once,
+	// with its count and its highest node's own sentence; no node's
+	// sentence printed twice.
+	reasons := map[string]int{}
+	highest := map[string]report.RooflineOp{}
 	for _, op := range above {
-		line := op.Name + " (" + op.OpType
-		if !strings.Contains(text.String(), line) || !strings.Contains(text.String(), op.AboveRoof) {
-			t.Errorf("text does not say why %s is above its roof (%q)", op.Name, op.AboveRoof)
+		if op.AboveReason == "" {
+			t.Fatalf("%s is above its roof without a reason kind", op.Name)
 		}
-		if !strings.Contains(md.String(), "`"+op.Name+"`") {
-			t.Errorf("Markdown does not list %s", op.Name)
+		if _, ok := highest[op.AboveReason]; !ok || *op.RoofShare > *highest[op.AboveReason].RoofShare {
+			highest[op.AboveReason] = op
+		}
+		reasons[op.AboveReason]++
+	}
+	mdText := strings.NewReplacer("_", `\_`, "*", `\*`, "<", "&lt;", ">", "&gt;").Replace
+	for name, out := range map[string]string{"text": text.String(), "Markdown": md.String()} {
+		esc := func(s string) string { return s }
+		if name == "Markdown" {
+			esc = mdText
+		}
+		for reason, n := range reasons {
+			head := esc(fmt.Sprintf("%d %s (", n, reason))
+			if c := strings.Count(out, head); c != 1 {
+				t.Errorf("%s says %q %d times, want once", name, head, c)
+			}
+			if op := highest[reason]; !strings.Contains(out, esc(op.Name+" ("+op.OpType)) || !strings.Contains(out, esc(op.AboveRoof)) {
+				t.Errorf("%s does not name %s, the highest node of %q, with its reason", name, op.Name, reason)
+			}
+		}
+		for _, op := range above {
+			if c := strings.Count(out, esc(op.AboveRoof)); c > 1 {
+				t.Errorf("%s repeats %s's reason %d times", name, op.Name, c)
+			}
 		}
 	}
 	page := html.String()

@@ -9,11 +9,6 @@ import (
 	"github.com/ortel-dev/ortel/internal/units"
 )
 
-// TopAboveRoof is how many nodes above their roofs the text and Markdown
-// reports list, highest share first; the op-type lines count the rest by
-// reason, and report.json and the HTML report list every one.
-const TopAboveRoof = 10
-
 // roofLevel is one memory level's roofs, per thread count, for display.
 type roofLevel struct {
 	level      string
@@ -115,7 +110,66 @@ func aboveRoof(rf *Roofline) []RooflineOp {
 	return out
 }
 
-// writeAboveRoofText lists the nodes above their roofs and why.
+// aboveGroup is the nodes above their roofs for one reason: how many,
+// how many of each op type, and the highest above its roof, whose own
+// sentence speaks for the group.
+type aboveGroup struct {
+	Reason  string
+	Nodes   int
+	ByType  []string
+	Highest RooflineOp
+}
+
+// aboveGroups groups the nodes above their roofs by AboveReason (a report
+// written before it existed has one group), the largest group first.
+func aboveGroups(above []RooflineOp) []aboveGroup {
+	var out []aboveGroup
+	index := map[string]int{}
+	counts := []map[string]int{}
+	var types [][]string
+	for _, op := range above { // highest share first: each group's first is its highest
+		k, ok := index[op.AboveReason]
+		if !ok {
+			k = len(out)
+			index[op.AboveReason] = k
+			out = append(out, aboveGroup{Reason: op.AboveReason, Highest: op})
+			counts = append(counts, map[string]int{})
+			types = append(types, nil)
+		}
+		out[k].Nodes++
+		if counts[k][op.OpType] == 0 {
+			types[k] = append(types[k], op.OpType)
+		}
+		counts[k][op.OpType]++
+	}
+	for k := range out {
+		sort.SliceStable(types[k], func(i, j int) bool { return counts[k][types[k][i]] > counts[k][types[k][j]] })
+		for _, t := range types[k] {
+			out[k].ByType = append(out[k].ByType, fmt.Sprintf("%s %d", t, counts[k][t]))
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Nodes > out[j].Nodes })
+	return out
+}
+
+// line is the group in one line: its size and reason, its op types, and
+// its highest node with that node's own reason.
+func (g aboveGroup) line() string {
+	types := g.ByType
+	if len(types) > 5 {
+		types = append(types[:5:5], "…")
+	}
+	head := fmt.Sprintf("%d %s", g.Nodes, g.Reason)
+	if g.Reason == "" {
+		head = fmt.Sprintf("%d nodes", g.Nodes)
+	}
+	op := g.Highest
+	return fmt.Sprintf("%s (%s); the highest, %s (%s, %s) at %s of its %s roof: %s", head, strings.Join(types, ", "),
+		op.Name, op.OpType, units.Bytes(int64(op.Bytes)), units.Percent(*op.RoofShare, 0), roofName(op.RoofPlacement), op.AboveRoof)
+}
+
+// writeAboveRoofText lists the nodes above their roofs grouped by reason,
+// one line a reason.
 func writeAboveRoofText(p *printer, rf *Roofline) {
 	above := aboveRoof(rf)
 	if len(above) == 0 {
@@ -124,18 +178,9 @@ func writeAboveRoofText(p *printer, rf *Roofline) {
 		}
 		return
 	}
-	p.f("  %d of %d nodes above their roofs:\n", len(above), rf.Nodes)
-	for _, t := range rf.ByOpType {
-		if t.AboveRoof != "" {
-			p.f("    %s: %s\n", t.OpType, t.AboveRoof)
-		}
-	}
-	for i, op := range above {
-		if i == TopAboveRoof {
-			p.f("    … %d more, each with its reason in report.json (analysis.roofline.ops[].above_roof) and the HTML report\n", len(above)-TopAboveRoof)
-			break
-		}
-		p.f("    %s (%s, %s): %s of its %s roof: %s\n", op.Name, op.OpType, units.Bytes(int64(op.Bytes)), units.Percent(*op.RoofShare, 0), roofName(op.RoofPlacement), op.AboveRoof)
+	p.f("  %d of %d nodes above their roofs, by reason (each node's own in report.json, analysis.roofline.ops[].above_roof, and the HTML report):\n", len(above), rf.Nodes)
+	for _, g := range aboveGroups(above) {
+		p.f("    %s\n", g.line())
 	}
 }
 
@@ -147,24 +192,16 @@ func roofName(r RoofPlacement) string {
 	return fmt.Sprintf("%s (%s)", r.Roof, threadsLabel(*r.RoofThreads))
 }
 
-// mdAboveRoof writes the nodes above their roofs as a Markdown list.
+// mdAboveRoof writes the nodes above their roofs as a Markdown list, one
+// item a reason.
 func mdAboveRoof(p *printer, rf *Roofline) {
 	above := aboveRoof(rf)
 	if len(above) == 0 {
 		return
 	}
-	p.f("%d of %d nodes are above their roofs:\n\n", len(above), rf.Nodes)
-	for _, t := range rf.ByOpType {
-		if t.AboveRoof != "" {
-			p.f("- **%s**: %s\n", mdEsc(t.OpType), mdEsc(t.AboveRoof))
-		}
-	}
-	for i, op := range above {
-		if i == TopAboveRoof {
-			p.f("- … %d more, each with its reason in report.json\n", len(above)-TopAboveRoof)
-			break
-		}
-		p.f("- `%s` (%s, %s): %s of its %s roof: %s\n", strings.ReplaceAll(op.Name, "`", "'"), mdEsc(op.OpType), units.Bytes(int64(op.Bytes)), units.Percent(*op.RoofShare, 0), roofName(op.RoofPlacement), mdEsc(op.AboveRoof))
+	p.f("%d of %d nodes are above their roofs, by reason (each node's own in report.json):\n\n", len(above), rf.Nodes)
+	for _, g := range aboveGroups(above) {
+		p.f("- %s\n", mdEsc(g.line()))
 	}
 	p.f("\n")
 }

@@ -38,12 +38,7 @@ func WriteText(w io.Writer, r *Report) error {
 		p.f("  session   %s\n", sessionText(so))
 	}
 	if a := r.Config.AutoRuns; a != nil {
-		width := "unbounded"
-		if a.Width != nil {
-			width = fmt.Sprintf("%.1f%%", 100**a.Width)
-		}
-		p.f("  runs      auto: %d runs, stopped by the %s (p%g interval width %s, target %g%%, limit %s)\n",
-			a.Runs, a.StoppedBy, a.Percentile, width, 100*a.TargetWidth, units.Duration(a.LimitS))
+		p.f("  runs      %s\n", AutoRunsText(a))
 	}
 	p.f("\n")
 

@@ -127,7 +127,27 @@
   }
   function vmark(s, x, h, str, color) {
     el("line", { x1: x, x2: x, y1: PAD.t, y2: h - PAD.b, stroke: color, "stroke-dasharray": "4 3" }, s);
-    label(s, x, PAD.t + 10, str, { fill: color });
+    label(s, x, PAD.t + 10, str, { fill: color, "class": "lbl" });
+  }
+  // declutter hides each optional label (class lbl) whose box meets a
+  // label already shown: axis text and legends first, then the optional
+  // ones in drawing order. A hidden label stays in the page (its mark's
+  // tooltip says the same).
+  function declutter(svgEl) {
+    var kept = [], opt = [];
+    var ts = svgEl.querySelectorAll("text");
+    for (var i = 0; i < ts.length; i++) {
+      if (!ts[i].textContent.trim()) continue;
+      ((ts[i].getAttribute("class") || "").indexOf("lbl") >= 0 ? opt : kept).push(ts[i]);
+    }
+    var boxes = kept.map(function (t) { return t.getBoundingClientRect(); });
+    opt.forEach(function (t) {
+      var b = t.getBoundingClientRect();
+      var meets = boxes.some(function (k) { return b.left < k.right && k.left < b.right && b.top < k.bottom && k.top < b.bottom; });
+      var outside = b.left < svgEl.getBoundingClientRect().left || b.right > svgEl.getBoundingClientRect().right;
+      if (meets || outside) t.setAttribute("display", "none");
+      else boxes.push(b);
+    });
   }
   function samples() { return ((R.latency && R.latency.samples_s) || []).filter(isFinite).slice().sort(function (a, b) { return a - b; }); }
   // supported says whether the run's order-statistic interval can bound
@@ -320,8 +340,8 @@
       var x0 = Math.max(xmin, ymin / pk.bytes_per_s);
       var roof = [[x0, x0 * pk.bytes_per_s], [r, pk.flops_per_s], [xmax, pk.flops_per_s]];
       el("polyline", { points: roof.map(function (p) { return x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1); }).join(" "), fill: "none", stroke: "#1d2330", "stroke-width": 2 }, s);
-      text(s, x(xmax) - 4, y(pk.flops_per_s) - 6, "peak " + fmtSI(pk.flops_per_s, "FLOP/s") + " (" + pk.flops_source + ")", { "text-anchor": "end" });
-      text(s, x(Math.sqrt(xmin * r)) + 4, y(Math.sqrt(xmin * r) * pk.bytes_per_s) - 8, (pk.levels && pk.levels.length ? "DRAM " : "") + fmtSI(pk.bytes_per_s, "B/s") + " (" + pk.bytes_source + ")", {});
+      text(s, x(xmax) - 4, y(pk.flops_per_s) - 6, "peak " + fmtSI(pk.flops_per_s, "FLOP/s") + " (" + pk.flops_source + ")", { "text-anchor": "end", "class": "lbl" });
+      text(s, x(Math.sqrt(xmin * r)) + 4, y(Math.sqrt(xmin * r) * pk.bytes_per_s) - 8, (pk.levels && pk.levels.length ? "DRAM " : "") + fmtSI(pk.bytes_per_s, "B/s") + " (" + pk.bytes_source + ")", { "class": "lbl" });
       vmark(s, x(r), h, "ridge " + (+r.toPrecision(3)), "#8a93a6");
       // Per-level bandwidth roofs, on the thread count the model ran with.
       var want = (R.config && R.config.intra_op_threads === 1) ? 1 : 0;
@@ -331,7 +351,7 @@
         if (lr <= lx0) return;
         el("polyline", { points: [[lx0, lx0 * bw], [lr, pk.flops_per_s]].map(function (p) { return x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1); }).join(" "), fill: "none", stroke: "#4a6fa5", "stroke-width": 1.2, "stroke-dasharray": "5 3", "class": "level-roof" }, s);
         var lxl = lx0 * Math.pow(lr / lx0, 0.15 + 0.12 * i);
-        text(s, x(lxl) - 4, y(lxl * bw) - 4, l.level + " " + fmtSI(bw, "B/s") + " (" + (l.cache_bytes ? fmtBytes(l.cache_bytes) : "") + ")", { "text-anchor": "end", fill: "#4a6fa5" });
+        text(s, x(lxl) - 4, y(lxl * bw) - 4, l.level + " " + fmtSI(bw, "B/s") + " (" + (l.cache_bytes ? fmtBytes(l.cache_bytes) : "") + ")", { "text-anchor": "end", fill: "#4a6fa5", "class": "lbl" });
       });
     }
     var colorOf = { compute: "#2f9e6b", memory: "#d9822b", unknown: "#8a93a6" };
@@ -345,7 +365,7 @@
     types.forEach(function (t) {
       var c = el("circle", { cx: x(t.intensity), cy: y(t.flops_per_s), r: 4 + 26 * Math.sqrt(t.share), fill: colorOf[t.bound] || "#8a93a6", "fill-opacity": 0.35, stroke: colorOf[t.bound] || "#8a93a6", "class": "mark" }, s);
       tip(c, t.op_type + ": " + (t.share * 100).toFixed(1) + "% of time, " + (+t.intensity.toPrecision(3)) + " FLOP/B, " + fmtSI(t.flops_per_s, "FLOP/s") + ", " + t.bound + "-bound" + (t.roof_share != null ? ", " + (t.roof_share * 100).toFixed(0) + "% of roof" : ""));
-      text(s, x(t.intensity) + 6, y(t.flops_per_s) + 4, t.op_type, { "font-weight": 600 });
+      text(s, x(t.intensity) + 6, y(t.flops_per_s) + 4, t.op_type, { "font-weight": 600, "class": "lbl" });
       n++;
     });
     var lg = el("g", {}, s);
@@ -353,7 +373,7 @@
       el("circle", { cx: PAD.l + 14 + i * 120, cy: PAD.t + 10, r: 5, fill: colorOf[l[1]] }, lg);
       text(lg, PAD.l + 24 + i * 120, PAD.t + 14, l[0]);
     });
-    text(lg, W - PAD.r - 4, h - PAD.b - 6, "0-FLOP data movement is not drawn on log axes", { "text-anchor": "end", fill: "#8a93a6" });
+    text(lg, W - PAD.r - 4, h - PAD.b - 6, "0-FLOP data movement is not drawn on log axes", { "text-anchor": "end", fill: "#8a93a6", "class": "lbl" });
     return n;
   };
 
@@ -467,6 +487,8 @@
       var draw = charts[name];
       if (!draw) throw new Error("no chart named " + name);
       var n = draw(fig.querySelector(".plot"));
+      var drawn = fig.querySelectorAll("svg");
+      for (var k = 0; k < drawn.length; k++) declutter(drawn[k]);
       if (n > 0) fig.setAttribute("data-ok", String(n));
       else fig.setAttribute("data-empty", "true");
     } catch (e) {

@@ -1,0 +1,48 @@
+package analysis
+
+import (
+	"fmt"
+
+	"github.com/ortel-dev/ortel/internal/bench"
+	"github.com/ortel-dev/ortel/internal/report"
+)
+
+// checks are, per rule, the command that tests what the finding
+// recommends on the report's model (bench is "ortel bench MODEL"): its
+// numbers measured again with the change. A rule whose fix is in the
+// model itself, with no command of ortel's to try it, has none.
+var checks = map[string]func(fd *report.Finding, bench string) string{
+	"long-warmup": func(_ *report.Finding, bench string) string { return bench + " --warmup auto" },
+	// One intra-op thread on one core of its own: the jitter left is the
+	// model's, not other processes'.
+	"high-jitter": func(_ *report.Finding, bench string) string { return "taskset -c 1 " + bench + " --threads 1" },
+	"better-batch-size": func(fd *report.Finding, bench string) string {
+		for _, e := range fd.Evidence {
+			if e.Name == "best_batch" {
+				return fmt.Sprintf("%s --batch %g", bench, e.Value)
+			}
+		}
+		return ""
+	},
+	"layout-reorder":     func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
+	"thread-imbalance":   func(_ *report.Finding, bench string) string { return bench + " --tune" },
+	"dominant-op-type":   func(_ *report.Finding, bench string) string { return bench + " --tune" },
+	"cpu-fallback":       func(*report.Finding, string) string { return "ortel doctor" },
+	"partial-offload":    func(*report.Finding, string) string { return "ortel doctor" },
+	"thermal-throttling": func(*report.Finding, string) string { return "ortel doctor" },
+	"gpu-underused":      func(_ *report.Finding, bench string) string { return bench + " --batch 1,2,4,8" },
+}
+
+// setChecks sets each finding's Check: the command that tests it on the
+// report's model (its catalog name, else its path).
+func setChecks(fds []report.Finding, rep *report.Report) {
+	model := rep.Model.Catalog
+	if model == "" {
+		model = bench.ShellQuote(rep.Model.Path)
+	}
+	for i := range fds {
+		if f, ok := checks[fds[i].Rule]; ok {
+			fds[i].Check = f(&fds[i], "ortel bench "+model)
+		}
+	}
+}
