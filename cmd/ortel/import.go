@@ -216,7 +216,7 @@ func importFile(ctx context.Context, e *env, path string, origin time.Time, sink
 	opts.Origin = origin
 	if origin.IsZero() {
 		var from string
-		opts.Origin, from = instrument.ProfileStart(path)
+		opts.Origin, from = profimport.StartTime(path)
 		fmt.Fprintf(e.stderr, "ortel import: %s: start %s, from %s (set --start to override)\n",
 			path, opts.Origin.Format(time.RFC3339Nano), from)
 	}

@@ -76,7 +76,7 @@ func (c *opCollector) observe(n instrument.ProfiledNode) {
 		if s, ok := c.runStart[n.Run]; !ok || n.Start.Before(s) {
 			c.runStart[n.Run] = n.Start
 		}
-		ts := instrument.SummarizeThreads(ev)
+		ts := ev.ThreadSummary()
 		c.timeline = append(c.timeline, report.NodeTiming{
 			Name: ev.NodeName(), OpType: ev.OpName, Provider: ev.Provider,
 			StartS: float64(n.Start.UnixNano()) / 1e9, DurS: float64(ev.Dur) / 1e6,
