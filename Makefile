@@ -82,7 +82,7 @@ fuzz:
 	    echo "fuzz $$t $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$t; \
 	  done; done
 
-## bench: the performance budgets of DESIGN.md, each against its peer
+## bench: the performance budgets of docs/ARCHITECTURE.md ("Budgets"), each against its peer
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./instrument/... ./receivers/... ./cmd/ortel/ ./internal/attach/
 

@@ -30,7 +30,7 @@ func benchProviders(b *testing.B) (*sdktrace.TracerProvider, *sdkmetric.MeterPro
 	return tp, mp
 }
 
-// floor is the SDK floor of DESIGN.md: a bare span carrying the same
+// floor is the SDK floor of docs/ARCHITECTURE.md ("Budgets"): a bare span carrying the same
 // attributes as a run span, plus one histogram Record with the same
 // attribute set, both built once.
 type floor struct {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -12,9 +11,10 @@ import (
 
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/telemetry"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
-const agentUsage = `Usage:
+const agentIntro = `Usage:
   ortel agent [flags]
 
 Runs every available hardware receiver — cpu, memory, process, perf, rapl,
@@ -22,37 +22,9 @@ thermal, nvml — and exports their readings as OpenTelemetry metrics over OTLP
 (or, with no OTLP endpoint, to OTLP/JSON files), until interrupted. Run it
 beside an inference process and point --pid at it for per-process readings.
 Sources that are missing here say why once and are skipped (see ortel doctor).
+`
 
-Flags:
-  --interval D        how often readings are collected and exported (default:
-                      OTEL_METRIC_EXPORT_INTERVAL, else 1s; 100ms works);
-                      the flag wins over the variable
-  --pid N             a process to watch (repeatable; default: the agent itself,
-                      unless --discover); it must exist at the start; when it
-                      exits later the agent says so once and keeps collecting
-                      the rest
-  --discover          watch every process that loads ONNX Runtime, present and
-                      future, besides any --pid: /proc (under ORTEL_HOST_ROOT)
-                      is rescanned every --discover-interval, new processes
-                      are added and exited ones dropped, each said once on
-                      stderr. Seeing other users' processes needs root or
-                      CAP_SYS_PTRACE. The process readings follow; GPU
-                      readings per process cover every process on the GPUs,
-                      each with its pod; perf counters stay on the --pid
-                      processes (default: the agent itself)
-  --discover-interval D  how often --discover rescans (default 10s)
-  --duration D        stop after this long (default: run until interrupted)
-  --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/agent)
-  --rotate-mb N       start a new OTLP/JSON file when one reaches N MiB; 0 never
-                      rotates (default 64)
-  --rotate-keep N     rotated files kept per signal, the newest (default 4)
-  --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
-  --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
-                      after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
-` + spoolFlagsUsage + `  --quiet             no status lines on stderr
-` + healthFlagUsage + `
-` + uiFlagsUsage + `
-
+const agentOutro = `
 Examples:
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317 ortel agent --pid 4242
   sudo ortel agent --discover
@@ -63,60 +35,78 @@ func agentCommand() *command {
 	return &command{
 		name:    "agent",
 		summary: "export hardware readings (CPU, memory, process, perf, RAPL, thermal, GPU) continuously",
-		usage:   agentUsage,
-		run:     runAgent,
+		intro:   agentIntro,
+		outro:   agentOutro,
+		new:     func() action { return new(agentAction) },
 	}
 }
 
-func runAgent(ctx context.Context, e *env, args []string) error {
-	started := time.Now()
-	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
-	var interval, duration, discoverEvery time.Duration
-	var pidFlags listFlag
-	var out, endpoint, healthAddr string
-	var quiet, discoverOn bool
-	var uf uiFlags
-	uf.register(fs)
-	fs.DurationVar(&interval, "interval", commandTelemetry("agent").interval, "")
-	fs.DurationVar(&duration, "duration", 0, "")
-	fs.Var(&pidFlags, "pid", "")
-	fs.BoolVar(&discoverOn, "discover", false, "")
-	fs.DurationVar(&discoverEvery, "discover-interval", 10*time.Second, "")
-	fs.StringVar(&out, "out", commandTelemetry("agent").out, "")
-	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
-	var xf exportFlags
-	xf.register(fs)
-	fs.BoolVar(&quiet, "quiet", false, "")
-	fs.StringVar(&healthAddr, "health-addr", "", "")
-	pos, err := parse(fs, args)
-	if err != nil {
+// agentAction is one ortel agent.
+type agentAction struct {
+	fs                                *flagSet
+	interval, duration, discoverEvery time.Duration
+	pids                              listFlag
+	discover                          bool
+	healthAddr                        string
+	output                            outputFlags
+	export                            exportFlags
+	ui                                uiFlags
+}
+
+func (a *agentAction) flags(fs *flagSet) {
+	a.fs = fs
+	fs.durationFlag(&a.interval, "interval", "D", commandTelemetry("agent").interval,
+		"how often readings are collected and exported (default: OTEL_METRIC_EXPORT_INTERVAL, else 1s; 100ms works); "+
+			"the flag wins over the variable")
+	fs.valueFlag(&a.pids, "pid", "N",
+		"a process to watch (repeatable; default: the agent itself, unless --discover); it must exist at the start; "+
+			"when it exits later the agent says so once and keeps collecting the rest")
+	fs.boolFlag(&a.discover, "discover", false,
+		"watch every process that loads ONNX Runtime, present and future, besides any --pid: /proc (under "+
+			"ORTEL_HOST_ROOT) is rescanned every --discover-interval, new processes are added and exited ones dropped, "+
+			"each said once on stderr. Seeing other users' processes needs root or CAP_SYS_PTRACE. The process readings "+
+			"follow; GPU readings per process cover every process on the GPUs, each with its pod; perf counters stay on "+
+			"the --pid processes (default: the agent itself)")
+	fs.durationFlag(&a.discoverEvery, "discover-interval", "D", 10*time.Second, "how often --discover rescans (default 10s)")
+	fs.durationFlag(&a.duration, "duration", "D", 0, "stop after this long (default: run until interrupted)")
+	a.output.register(fs, "agent", outputRotate|outputQuiet)
+	a.export.register(fs, exportAll)
+	fs.stringFlag(&a.healthAddr, "health-addr", "ADDR", "", healthFlagHelp)
+	a.ui.register(fs)
+}
+
+// validate checks the flags before any work starts.
+func (a *agentAction) validate() error {
+	for _, v := range []func() error{a.output.validate, a.export.validate} {
+		if err := v(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case a.interval < 10*time.Millisecond:
+		return usagef("--interval must be 10ms or more (got %s)", a.interval)
+	case a.duration < 0:
+		return usagef("--duration must not be negative (got %s)", a.duration)
+	case a.discoverEvery < 10*time.Millisecond:
+		return usagef("--discover-interval must be 10ms or more (got %s)", a.discoverEvery)
+	case !a.discover && flagGiven(a.fs.FlagSet, "discover-interval"):
+		return usagef("--discover-interval needs --discover")
+	}
+	if err := a.ui.validate(); err != nil {
 		return err
 	}
+	return checkHealthAddr(a.healthAddr)
+}
+
+func (a *agentAction) run(ctx context.Context, e *env, pos []string) error {
+	started := time.Now()
 	if len(pos) > 0 {
 		return usagef("agent takes no arguments, got %q", pos[0])
 	}
-	if err := xf.validate(); err != nil {
+	if err := a.validate(); err != nil {
 		return err
 	}
-	if interval < 10*time.Millisecond {
-		return usagef("--interval must be 10ms or more (got %s)", interval)
-	}
-	if duration < 0 {
-		return usagef("--duration must not be negative (got %s)", duration)
-	}
-	if discoverEvery < 10*time.Millisecond {
-		return usagef("--discover-interval must be 10ms or more (got %s)", discoverEvery)
-	}
-	if !discoverOn && flagSet(fs, "discover-interval") {
-		return usagef("--discover-interval needs --discover")
-	}
-	if err := uf.validate(); err != nil {
-		return err
-	}
-	if err := checkHealthAddr(healthAddr); err != nil {
-		return err
-	}
-	pids, err := parsePIDs(pidFlags)
+	pids, err := parsePIDs(a.pids)
 	if err != nil {
 		return err
 	}
@@ -127,75 +117,52 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("--pid %d: no such process", pid)
 		}
 	}
-	ui := uf.newUI()
-	cfg := telemetryConfig("agent", out)
-	cfg.Endpoint, cfg.ExportTimeout, cfg.Rotation, cfg.Readers = endpoint, xf.timeout, xf.rotation(), ui.readers()
-	cfg.SpoolMaxBytes = xf.spool.maxBytes()
-	if flagSet(fs, "interval") {
-		cfg.MetricInterval = interval // else OTEL_METRIC_EXPORT_INTERVAL, else 1s
+	tcfg := a.output.telemetry("agent", &a.export)
+	if flagGiven(a.fs.FlagSet, "interval") {
+		tcfg.MetricInterval = a.interval // else OTEL_METRIC_EXPORT_INTERVAL, else 1s
 	}
-	tel, err := startTelemetry(ctx, e, "agent", cfg)
+	// NVML starts in the background (GPUWait 0): a slow driver does not
+	// delay the start; GPUs join the export when found.
+	h, err := startHarness(ctx, e, "agent", harnessConfig{telemetry: tcfg, ui: &a.ui,
+		hardware: &hardware.Options{PIDs: pids, NoSelf: a.discover}})
 	if err != nil {
 		return err
 	}
-	interval = tel.Resolved.MetricInterval
-	if err := ui.start(ctx, e, "agent", uf); err != nil {
-		return errors.Join(err, stopTelemetry(ctx, tel))
-	}
-	defer ui.stop()
-	health, err := startAgentHealth(e, healthAddr, tel, interval, quiet)
+	defer h.close(ctx)
+	interval := h.tel.Resolved.MetricInterval
+	health, err := startAgentHealth(e, a.healthAddr, h.tel, interval, a.output.quiet)
 	if err != nil {
-		return errors.Join(err, stopTelemetry(ctx, tel))
+		return errors.Join(err, h.stopTelemetry(ctx))
 	}
-	defer health.close()
-	// NVML starts in the background (GPUWait 0): a slow driver does not
-	// delay the start; GPUs join the export when found.
-	set := hardware.Open(ctx, hardware.Options{MeterProvider: tel.MeterProvider, PIDs: pids, NoSelf: discoverOn})
-	if discoverOn && set.Process == nil {
-		err := fmt.Errorf("--discover: the process receiver is not available: %s", statusOf(set, "process"))
-		return errors.Join(err, set.Shutdown(ctx), stopTelemetry(ctx, tel))
+	h.onClose(health.close)
+	if a.discover && h.hw.Process == nil {
+		err := fmt.Errorf("--discover: the process receiver is not available: %s", statusOf(h.hw, "process"))
+		return errors.Join(err, h.stopTelemetry(ctx))
 	}
-	startup := time.Since(started)
-	if !quiet {
-		var on, off []string
-		for _, s := range set.Statuses() {
-			if s.Available {
-				on = append(on, s.Source)
-			} else {
-				off = append(off, s.Source+" ("+s.Reason+")")
-			}
-		}
-		fmt.Fprintf(e.stderr, "ortel agent: started in %s, collecting every %s from: %s\n", startup.Round(10*time.Microsecond), interval, strings.Join(on, ", "))
-		for _, o := range off {
-			fmt.Fprintf(e.stderr, "ortel agent: not available: %s\n", o)
-		}
-		if tel.Resolved.Mode == telemetry.ModeFile {
-			fmt.Fprintf(e.stderr, "ortel agent: no OTLP endpoint set; writing %s\n", strings.Join(tel.Files(), ", "))
-		} else {
-			fmt.Fprintf(e.stderr, "ortel agent: exporting to %s\n", tel.Resolved.Metrics.Where())
-		}
+	if !a.output.quiet {
+		a.sayStarted(e, h, time.Since(started), interval)
 	}
-	if duration > 0 {
+	if a.duration > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, duration)
+		ctx, cancel = context.WithTimeout(ctx, a.duration)
 		defer cancel()
 	}
 	waitDiscovery := func() {}
-	if discoverOn {
+	if a.discover {
 		var w io.Writer
-		if !quiet {
+		if !a.output.quiet {
 			w = e.stderr
 		}
-		waitDiscovery = startDiscovery(ctx, w, set.Process, discoverEvery, pids)
+		waitDiscovery = startDiscovery(ctx, w, h.hw.Process, a.discoverEvery, pids)
 	}
 	<-ctx.Done()
 	waitDiscovery() // before the receivers stop: no Watch after Shutdown
 
-	// The telemetry's final export collects once more, then the receivers stop.
-	shutdownErr := stopTelemetry(ctx, tel)
-	set.Shutdown(context.WithoutCancel(ctx))
-	if !quiet {
-		st := tel.Stats()
+	// The telemetry's final export collects once more; the receivers stop
+	// after it (close).
+	h.stopTelemetry(ctx)
+	if !a.output.quiet {
+		st := h.tel.Stats()
 		failed := fmt.Sprintf("%d failed", st.MetricExportFailures)
 		if st.MetricExportsSpooled > 0 {
 			failed += fmt.Sprintf(", %d of them spooled", st.MetricExportsSpooled)
@@ -203,7 +170,28 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "ortel agent: stopped after %s: %d metric exports (%s), peak RSS %s\n",
 			time.Since(started).Round(time.Millisecond), st.MetricExports, failed, peakRSS())
 	}
-	return telemetryOutcome(e, "agent", tel, shutdownErr)
+	return h.outcome()
+}
+
+// sayStarted prints what the agent collects and where it goes.
+func (a *agentAction) sayStarted(e *env, h *harness, startup, interval time.Duration) {
+	var on, off []string
+	for _, s := range h.hw.Statuses() {
+		if s.Available {
+			on = append(on, s.Source)
+		} else {
+			off = append(off, s.Source+" ("+s.Reason+")")
+		}
+	}
+	fmt.Fprintf(e.stderr, "ortel agent: started in %s, collecting every %s from: %s\n", startup.Round(10*time.Microsecond), interval, strings.Join(on, ", "))
+	for _, o := range off {
+		fmt.Fprintf(e.stderr, "ortel agent: not available: %s\n", o)
+	}
+	if h.tel.Resolved.Mode == telemetry.ModeFile {
+		fmt.Fprintf(e.stderr, "ortel agent: no OTLP endpoint set; writing %s\n", strings.Join(h.tel.Files(), ", "))
+	} else {
+		fmt.Fprintf(e.stderr, "ortel agent: exporting to %s\n", h.tel.Resolved.Metrics.Where())
+	}
 }
 
 // peakRSS is this process's peak resident memory.
@@ -212,14 +200,7 @@ func peakRSS() string {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return "unknown"
 	}
-	return fmt.Sprintf("%.1f MB", float64(ru.Maxrss)/1024) // Linux reports KiB
-}
-
-// flagSet reports whether flag name was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+	return units.Bytes(ru.Maxrss * 1024) // Linux reports KiB
 }
 
 // statusOf is why source is not available, from the set's statuses.

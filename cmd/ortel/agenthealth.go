@@ -12,14 +12,11 @@ import (
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
-// healthFlagUsage documents --health-addr (agent).
-const healthFlagUsage = `  --health-addr ADDR  serve the agent's health over HTTP on ADDR (a bare port is
-                      127.0.0.1:PORT; default: off), for Kubernetes probes:
-                      GET /healthz answers 200 while metric exports keep
-                      finishing (failed ones count: a collector outage is the
-                      spool's business, not a restart's) and 503 when none
-                      finished for 3 intervals plus the export timeout;
-                      GET /readyz answers 200 once the first export finished`
+// healthFlagHelp documents --health-addr (agent).
+const healthFlagHelp = "serve the agent's health over HTTP on ADDR (a bare port is 127.0.0.1:PORT; default: off), " +
+	"for Kubernetes probes (GET): /healthz answers 200 while metric exports keep finishing (failed ones count: " +
+	"a collector outage is the spool's business, not a restart's) and 503 when none finished for 3 intervals plus " +
+	"the export timeout; /readyz answers 200 once the first export finished"
 
 // agentHealth answers the health probes from the count of finished metric
 // export attempts: the count moves at every interval while the collection

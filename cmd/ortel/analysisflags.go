@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 
 	"go.opentelemetry.io/otel/metric"
@@ -12,16 +11,6 @@ import (
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
-// analysisFlagsUsage documents analysisFlags for a command's usage text.
-const analysisFlagsUsage = `  --peak-flops RATE    machine peak FLOP/s, e.g. 150G (default: measured once
-                       per machine by a ~2.5 s ONNX Runtime microbenchmark, cached)
-  --peak-bw RATE       machine peak memory bandwidth in bytes/s, e.g. 20G (default:
-                       measured per cache level and DRAM; a value is the one roof)
-  --remeasure-peaks    run the peak microbenchmark again (the cache keeps the highest)
-  --grid-intensity G   grid carbon intensity in gCO2e/kWh (default: ORTEL_GRID_INTENSITY,
-                       else 480, the 2023 world average from Ember's Global Electricity Review 2024)
-`
-
 // analysisFlags are the flags of the analysis (roofline peaks, carbon),
 // shared by bench and report.
 type analysisFlags struct {
@@ -29,11 +18,15 @@ type analysisFlags struct {
 	remeasure               bool
 }
 
-func (f *analysisFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.peakFLOPs, "peak-flops", "", "")
-	fs.StringVar(&f.peakBW, "peak-bw", "", "")
-	fs.StringVar(&f.grid, "grid-intensity", "", "")
-	fs.BoolVar(&f.remeasure, "remeasure-peaks", false, "")
+func (f *analysisFlags) register(fs *flagSet) {
+	fs.stringFlag(&f.peakFLOPs, "peak-flops", "RATE", "",
+		"machine peak FLOP/s, e.g. 150G (default: measured once per machine by a ~2.5 s ONNX Runtime microbenchmark, cached)")
+	fs.stringFlag(&f.peakBW, "peak-bw", "RATE", "",
+		"machine peak memory bandwidth in bytes/s, e.g. 20G (default: measured per cache level and DRAM; a value is the one roof)")
+	fs.boolFlag(&f.remeasure, "remeasure-peaks", false, "run the peak microbenchmark again (the cache keeps the highest)")
+	fs.stringFlag(&f.grid, "grid-intensity", "G", "",
+		"grid carbon intensity in gCO2e/kWh (default: ORTEL_GRID_INTENSITY, else 480, the 2023 world average from "+
+			"Ember's Global Electricity Review 2024)")
 }
 
 // set reports whether any analysis flag was given.

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +12,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
-const attachUsage = `Usage:
+const attachIntro = `Usage:
   ortel attach --pid PID [--pid PID ...] [flags]
   ortel attach --lib PATH [flags]
 
@@ -29,24 +29,9 @@ clients; not for Python (its binding bypasses the C API).
 Needs Linux with uprobes, and root or CAP_BPF+CAP_PERFMON (see ortel doctor).
 Stops on Ctrl-C, after --duration, or when every --pid process has exited;
 the probes are removed in every case.
+`
 
-Flags:
-  --pid N             a process to attach to (repeatable); it must have
-                      ONNX Runtime loaded
-  --lib PATH          attach to every process, running or started later, that
-                      loads this ONNX Runtime library file
-  --duration D        stop after this long (default: until interrupted)
-  --out DIR           where OTLP/JSON files go when no endpoint is set
-                      (default ortel-out/attach)
-  --rotate-mb N       start a new OTLP/JSON file when one reaches N MiB; 0 never
-                      rotates (default 64)
-  --rotate-keep N     rotated files kept per signal, the newest (default 4)
-  --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
-  --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
-                      after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
-` + spoolFlagsUsage + `  --quiet             no status lines on stderr
-` + uiFlagsUsage + `
-
+const attachOutro = `
 Examples:
   sudo ortel attach --pid $(pgrep -f server.js)
   sudo ortel attach --lib node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1 --duration 1m
@@ -56,138 +41,169 @@ func attachCommand() *command {
 	return &command{
 		name:    "attach",
 		summary: "instrument a running ONNX Runtime process through eBPF uprobes, no code change",
-		usage:   attachUsage,
-		run:     runAttach,
+		intro:   attachIntro,
+		outro:   attachOutro,
+		new:     func() action { return new(attachAction) },
 	}
 }
 
-func runAttach(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("attach", flag.ContinueOnError)
-	var pidFlags listFlag
-	var lib, out, endpoint string
-	var duration time.Duration
-	var quiet bool
-	fs.Var(&pidFlags, "pid", "")
-	fs.StringVar(&lib, "lib", "", "")
-	fs.DurationVar(&duration, "duration", 0, "")
-	fs.StringVar(&out, "out", commandTelemetry("attach").out, "")
-	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
-	fs.BoolVar(&quiet, "quiet", false, "")
-	var xf exportFlags
-	xf.register(fs)
-	var uf uiFlags
-	uf.register(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("attach takes no arguments, got %q (use --pid or --lib)", pos[0])
-	}
-	if len(pidFlags) == 0 && lib == "" {
-		return usagef("say what to attach to: --pid PID (repeatable) or --lib PATH")
-	}
-	if len(pidFlags) > 0 && lib != "" {
-		return usagef("use --pid or --lib, not both (a process would be probed twice)")
-	}
-	if duration < 0 {
-		return usagef("--duration must not be negative (got %s)", duration)
-	}
-	if err := xf.validate(); err != nil {
-		return err
-	}
-	if err := uf.validate(); err != nil {
-		return err
-	}
-	pids, err := parsePIDs(pidFlags)
-	if err != nil {
-		return err
-	}
+// attachAction is one ortel attach.
+type attachAction struct {
+	pids     listFlag
+	lib      string
+	duration time.Duration
+	output   outputFlags
+	export   exportFlags
+	ui       uiFlags
+}
 
-	// Refusals come before any output file is created.
-	if st := attach.Check(); !st.Available {
-		return fmt.Errorf("eBPF uprobes cannot be used here: %s", st.Reason)
-	}
-	for _, pid := range pids {
-		if _, err := attach.FindTarget(pid); err != nil {
-			return err
+func (a *attachAction) flags(fs *flagSet) {
+	fs.valueFlag(&a.pids, "pid", "N", "a process to attach to (repeatable); it must have ONNX Runtime loaded")
+	fs.stringFlag(&a.lib, "lib", "PATH", "",
+		"attach to every process, running or started later, that loads this ONNX Runtime library file")
+	fs.durationFlag(&a.duration, "duration", "D", 0, "stop after this long (default: until interrupted)")
+	a.output.register(fs, "attach", outputRotate|outputQuiet)
+	a.export.register(fs, exportAll)
+	a.ui.register(fs)
+}
+
+// options are the tracer's options the flags give, checked by the engine
+// (attach.Validate): a rule they break is a usage error.
+func (a *attachAction) options() ([]attach.Option, error) {
+	for _, v := range []func() error{a.output.validate, a.export.validate, a.ui.validate} {
+		if err := v(); err != nil {
+			return nil, err
 		}
 	}
-	if lib != "" {
-		if _, err := attach.Resolve(lib); err != nil {
-			return err
-		}
+	if a.duration < 0 {
+		return nil, usagef("--duration must not be negative (got %s)", a.duration)
 	}
-	ui := uf.newUI()
-	cfg := telemetryConfig("attach", out)
-	cfg.Endpoint, cfg.ExportTimeout, cfg.Rotation, cfg.Readers = endpoint, xf.timeout, xf.rotation(), ui.readers()
-	cfg.SpoolMaxBytes = xf.spool.maxBytes()
-	tel, err := startTelemetry(ctx, e, "attach", cfg)
+	pids, err := parsePIDs(a.pids)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := ui.start(ctx, e, "attach", uf); err != nil {
-		return errors.Join(err, stopTelemetry(ctx, tel))
-	}
-	defer ui.stop()
-	opts := []attach.Option{attach.WithTracerProvider(tel.TracerProvider), attach.WithMeterProvider(tel.MeterProvider)}
+	var opts []attach.Option
 	if len(pids) > 0 {
 		opts = append(opts, attach.WithPIDs(pids...))
 	}
-	if lib != "" {
-		opts = append(opts, attach.WithLibrary(lib))
+	if a.lib != "" {
+		opts = append(opts, attach.WithLibrary(a.lib))
 	}
+	return opts, usage(attach.Validate(opts...))
+}
+
+func (a *attachAction) run(ctx context.Context, e *env, pos []string) error {
+	if len(pos) > 0 {
+		return usagef("attach takes no arguments, got %q (use --pid or --lib)", pos[0])
+	}
+	opts, err := a.options()
+	if err != nil {
+		return err
+	}
+	// Refusals come before any output file is created.
+	if err := a.checkTargets(); err != nil {
+		return err
+	}
+	h, err := startHarness(ctx, e, "attach", harnessConfig{telemetry: a.output.telemetry("attach", &a.export), ui: &a.ui})
+	if err != nil {
+		return err
+	}
+	defer h.close(ctx)
+	opts = append(opts, attach.WithTracerProvider(h.tel.TracerProvider), attach.WithMeterProvider(h.tel.MeterProvider))
 	tr, err := attach.Start(opts...)
 	if err != nil {
-		return errors.Join(err, stopTelemetry(ctx, tel))
+		return errors.Join(err, h.stopTelemetry(ctx))
 	}
-	if !quiet {
-		for _, tg := range tr.Targets() {
-			for _, l := range tg.Libraries {
-				fmt.Fprintf(e.stderr, "ortel attach: process %d (%s) uses %s\n", tg.PID, tg.Exe, l.Path)
-			}
-		}
-		for _, o := range tr.Libraries() {
-			fmt.Fprintf(e.stderr, "ortel attach: probes on ONNX Runtime %s (build id %s): Run, RunWithBinding, CreateSession, CreateSessionFromArray, ReleaseSession\n", o.Version, shortID(o.BuildID))
-		}
-		if tel.Resolved.Mode == telemetry.ModeFile {
-			fmt.Fprintf(e.stderr, "ortel attach: no OTLP endpoint set; writing %s\n", strings.Join(tel.Files(), ", "))
-		} else {
-			fmt.Fprintf(e.stderr, "ortel attach: exporting traces to %s\n", tel.Resolved.Traces.Where())
-		}
+	if !a.output.quiet {
+		sayAttached(e, h, tr)
 	}
-	if duration > 0 {
+	if a.duration > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, duration)
+		ctx, cancel = context.WithTimeout(ctx, a.duration)
 		defer cancel()
 	}
 	started := time.Now()
 	reason, runErr := tr.Run(ctx)
 	closeErr := tr.Close() // detach before the export's flush: no probe outlives a slow collector
-	shutdownErr := stopTelemetry(ctx, tel)
-	if !quiet {
-		st := tr.Stats()
+	h.stopTelemetry(ctx)
+	if !a.output.quiet {
 		why := "interrupted"
 		switch {
 		case reason == attach.TargetsExited:
 			why = "the target processes exited"
-		case duration > 0 && ctx.Err() == context.DeadlineExceeded:
+		case a.duration > 0 && ctx.Err() == context.DeadlineExceeded:
 			why = "--duration reached"
 		}
-		sessions := "sessions"
-		if st.Sessions == 1 {
-			sessions = "session"
-		}
-		fmt.Fprintf(e.stderr, "ortel attach: detached after %s (%s): %d runs (%d failed), %d %s created\n",
-			time.Since(started).Round(time.Millisecond), why, st.Runs, st.Errors, st.Sessions, sessions)
-		if st.Lost > 0 {
-			fmt.Fprintf(e.stderr, "ortel attach: warning: %d runs lost: the probes' ring buffer was full (ortel fell behind the target)\n", st.Lost)
-		}
-		if st.Bad > 0 {
-			fmt.Fprintf(e.stderr, "ortel attach: %d malformed probe events dropped\n", st.Bad)
+		sayDetached(e, tr.Stats(), time.Since(started), why)
+	}
+	return errors.Join(runErr, closeErr, h.outcome())
+}
+
+// checkTargets refuses, before any output file is created, what cannot
+// be attached to: eBPF unavailable here, a process without ONNX Runtime,
+// a library that is not one.
+func (a *attachAction) checkTargets() error {
+	if st := attach.Check(); !st.Available {
+		return fmt.Errorf("eBPF uprobes cannot be used here: %s", st.Reason)
+	}
+	pids, _ := parsePIDs(a.pids) // checked by options
+	for _, pid := range pids {
+		if _, err := attach.FindTarget(pid); err != nil {
+			return err
 		}
 	}
-	return errors.Join(runErr, closeErr, telemetryOutcome(e, "attach", tel, shutdownErr))
+	if a.lib != "" {
+		if _, err := attach.Resolve(a.lib); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sayAttached prints what the probes are on and where the telemetry goes.
+func sayAttached(e *env, h *harness, tr *attach.Tracer) {
+	for _, tg := range tr.Targets() {
+		for _, l := range tg.Libraries {
+			fmt.Fprintf(e.stderr, "ortel attach: process %d (%s) uses %s\n", tg.PID, tg.Exe, l.Path)
+		}
+	}
+	for _, o := range tr.Libraries() {
+		fmt.Fprintf(e.stderr, "ortel attach: probes on ONNX Runtime %s (build id %s): Run, RunWithBinding, CreateSession, CreateSessionFromArray, ReleaseSession\n", o.Version, shortID(o.BuildID))
+	}
+	if h.tel.Resolved.Mode == telemetry.ModeFile {
+		fmt.Fprintf(e.stderr, "ortel attach: no OTLP endpoint set; writing %s\n", strings.Join(h.tel.Files(), ", "))
+	} else {
+		fmt.Fprintf(e.stderr, "ortel attach: exporting traces to %s\n", h.tel.Resolved.Traces.Where())
+	}
+}
+
+// sayDetached prints what the probes saw.
+func sayDetached(e *env, st attach.Stats, took time.Duration, why string) {
+	sessions := "sessions"
+	if st.Sessions == 1 {
+		sessions = "session"
+	}
+	fmt.Fprintf(e.stderr, "ortel attach: detached after %s (%s): %d runs (%d failed), %d %s created\n",
+		took.Round(time.Millisecond), why, st.Runs, st.Errors, st.Sessions, sessions)
+	if st.Lost > 0 {
+		fmt.Fprintf(e.stderr, "ortel attach: warning: %d runs lost: the probes' ring buffer was full (ortel fell behind the target)\n", st.Lost)
+	}
+	if st.Bad > 0 {
+		fmt.Fprintf(e.stderr, "ortel attach: %d malformed probe events dropped\n", st.Bad)
+	}
+}
+
+// parsePIDs reads --pid values: whole numbers above 0.
+func parsePIDs(values []string) ([]int, error) {
+	var pids []int
+	for _, p := range values {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 {
+			return nil, usagef("--pid %q: want a process id, a whole number above 0", p)
+		}
+		pids = append(pids, n)
+	}
+	return pids, nil
 }
 
 // shortID shortens a build id for display.

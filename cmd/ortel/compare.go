@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -12,7 +11,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
-const compareUsage = `Usage:
+const compareIntro = `Usage:
   ortel compare [flags] A.json B.json
 
 Compares run B against run A (two report.json files from ortel bench): the
@@ -30,16 +29,9 @@ by at least the threshold, or when both runs checked the same SLA and A's
 early-stopping verdict is met and B's missed, so CI pipelines can gate on
 it; a gate on a percentile the runs cannot bound is reported undecided
 (exit 0). An unreadable report exits 1 and a bad command line 2.
+`
 
-Flags:
-  --percentile P            statistic of the verdict and gate: p50 (default), p90,
-                            p95, p99, p99.9 or mean
-  --fail-on-regression T    exit 3 when B is significantly slower by at least T,
-                            e.g. 5% (or 0.05)
-  --format F                text (default), json or md
-  --resamples N             bootstrap resamples (default 2000)
-  --seed N                  seed of the bootstrap (default 1: repeatable intervals)
-
+const compareOutro = `
 Examples:
   ortel compare base/report.json head/report.json
   ortel compare --fail-on-regression 5% --percentile p99 a.json b.json
@@ -50,28 +42,35 @@ func compareCommand() *command {
 	return &command{
 		name:    "compare",
 		summary: "compare two runs: latency deltas with confidence intervals, regression gate",
-		usage:   compareUsage,
-		run:     runCompare,
+		intro:   compareIntro,
+		outro:   compareOutro,
+		new:     func() action { return new(compareAction) },
 	}
 }
 
 // errRegression marks the gate's failure: exit status 3.
 var errRegression = errors.New("regression")
 
-func runCompare(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	var percentile, gate, format string
-	var resamples int
-	var seed uint64
-	fs.StringVar(&percentile, "percentile", "p50", "")
-	fs.StringVar(&gate, "fail-on-regression", "", "")
-	fs.StringVar(&format, "format", "text", "")
-	fs.IntVar(&resamples, "resamples", analysis.DefaultResamples, "")
-	fs.Uint64Var(&seed, "seed", 1, "")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
+// compareAction is one ortel compare.
+type compareAction struct {
+	percentile, gate, format string
+	resamples                int
+	seed                     uint64
+}
+
+func (a *compareAction) flags(fs *flagSet) {
+	fs.stringFlag(&a.percentile, "percentile", "P", "p50",
+		"statistic of the verdict and gate: p50 (default), p90, p95, p99, p99.9 or mean")
+	fs.stringFlag(&a.gate, "fail-on-regression", "T", "",
+		"exit 3 when B is significantly slower by at least T, e.g. 5% (or 0.05)")
+	fs.stringFlag(&a.format, "format", "F", "text", "text (default), json or md")
+	fs.intFlag(&a.resamples, "resamples", "N", analysis.DefaultResamples, "bootstrap resamples (default 2000)")
+	fs.uint64Flag(&a.seed, "seed", "N", 1, "seed of the bootstrap (default 1: repeatable intervals)")
+}
+
+func (ca *compareAction) run(ctx context.Context, e *env, pos []string) error {
+	percentile, gate, format, resamples, seed := ca.percentile, ca.gate, ca.format, ca.resamples, ca.seed
+	var err error
 	if len(pos) != 2 {
 		return usagef("want two reports, A.json and B.json; got %d arguments", len(pos))
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,7 +20,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
-const doctorUsage = `Usage:
+const doctorIntro = `Usage:
   ortel doctor [flags]
 
 Says what ortel can use on this machine, and why not where it cannot:
@@ -35,10 +34,10 @@ Says what ortel can use on this machine, and why not where it cannot:
     and spool it uses with its default flags
   - which catalog models are fetched
 
-Flags:
-  --format F          text (default) or json
-  --otlp-endpoint URL resolve as if this endpoint were given
+With --otlp-endpoint, the export is resolved as if that endpoint were given.
+`
 
+const doctorOutro = `
 Old spelling, still accepted with a notice: --json (now --format json).
 
 Examples:
@@ -50,8 +49,9 @@ func doctorCommand() *command {
 	return &command{
 		name:    "doctor",
 		summary: "list what ortel can use here: ONNX Runtime, hardware sources, OTLP setup",
-		usage:   doctorUsage,
-		run:     runDoctor,
+		intro:   doctorIntro,
+		outro:   doctorOutro,
+		new:     func() action { return new(doctorAction) },
 	}
 }
 
@@ -114,29 +114,44 @@ type doctorModel struct {
 	Path    string `json:"path"`
 }
 
-func runDoctor(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	var format, endpoint string
-	fs.StringVar(&format, "format", "text", "")
-	deprecate(fs, "json", "--format json", true, func(v string) error {
+// doctorAction is one ortel doctor.
+type doctorAction struct {
+	format string
+	export exportFlags
+}
+
+func (a *doctorAction) flags(fs *flagSet) {
+	fs.stringFlag(&a.format, "format", "F", "text", "text (default) or json")
+	fs.deprecate("json", "--format json", true, func(v string) error {
 		on, err := strconv.ParseBool(v)
 		if on {
-			format = "json"
+			a.format = "json"
 		}
 		return err
 	})
-	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	noteDeprecated(e, "doctor", fs)
+	a.export.register(fs, 0)
+}
+
+func (a *doctorAction) run(ctx context.Context, e *env, pos []string) error {
 	if len(pos) > 0 {
 		return usagef("doctor takes no arguments, got %q", pos[0])
 	}
-	if format, err = checkFormat(format, "text", "json"); err != nil {
+	format, err := checkFormat(a.format, "text", "json")
+	if err != nil {
 		return err
 	}
+	d := diagnose(ctx, a.export.endpoint)
+	if format == "json" {
+		b, _ := json.MarshalIndent(d, "", "  ")
+		fmt.Fprintf(e.stdout, "%s\n", b)
+		return nil
+	}
+	d.writeText(e.stdout)
+	return nil
+}
+
+// diagnose looks at what ortel can use here; endpoint is --otlp-endpoint.
+func diagnose(ctx context.Context, endpoint string) doctorReport {
 	var d doctorReport
 	if p, err := ortlib.Init(); err != nil {
 		d.ORT.Error = err.Error()
@@ -158,12 +173,11 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		_, err := os.Stat(k.Path())
 		d.Models = append(d.Models, doctorModel{Name: k.Name, Fetched: err == nil, Path: k.Path()})
 	}
-	if format == "json" {
-		b, _ := json.MarshalIndent(d, "", "  ")
-		fmt.Fprintf(e.stdout, "%s\n", b)
-		return nil
-	}
-	w := e.stdout
+	return d
+}
+
+// writeText prints the report for a person.
+func (d *doctorReport) writeText(w io.Writer) {
 	fmt.Fprintf(w, "ONNX Runtime\n")
 	if d.ORT.Found {
 		fmt.Fprintf(w, "  ok            %s (version %s)\n", d.ORT.Path, d.ORT.Version)
@@ -204,7 +218,6 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(w, "  %-22s %-8s %s\n", m.Name, state, m.Path)
 	}
-	return nil
 }
 
 // printAttach prints the attach section of doctor's report.

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"strings"
 )
@@ -43,39 +42,6 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// deprecatedFlag is an old spelling of a flag, still accepted: it sets
-// the new flag and, once parsed, prints a one-line notice.
-type deprecatedFlag struct {
-	use     string // what to write instead, e.g. "--model-name NAME"
-	set     func(string) error
-	boolean bool
-}
-
-func (d *deprecatedFlag) String() string     { return "" }
-func (d *deprecatedFlag) Set(v string) error { return d.set(v) }
-func (d *deprecatedFlag) IsBoolFlag() bool   { return d.boolean }
-
-// deprecate registers old as an old spelling of the flag named use: a
-// value given to it is passed to set. A boolean old flag takes no value.
-func deprecate(fs *flag.FlagSet, old, use string, boolean bool, set func(string) error) {
-	fs.Var(&deprecatedFlag{use: use, set: set, boolean: boolean}, old, "")
-}
-
-// isDeprecated reports whether f is an old spelling.
-func isDeprecated(f *flag.Flag) bool {
-	_, ok := f.Value.(*deprecatedFlag)
-	return ok
-}
-
-// noteDeprecated prints one line per old spelling used on the command line.
-func noteDeprecated(e *env, command string, fs *flag.FlagSet) {
-	fs.Visit(func(f *flag.Flag) {
-		if d, ok := f.Value.(*deprecatedFlag); ok {
-			fmt.Fprintf(e.stderr, "ortel %s: --%s is deprecated and will be removed: use %s\n", command, f.Name, d.use)
-		}
-	})
 }
 
 // parsedFlags, when not nil, receives each FlagSet parse sees: the test

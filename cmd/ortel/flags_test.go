@@ -30,8 +30,9 @@ func TestEveryFlagIsInItsHelp(t *testing.T) {
 			if got == nil {
 				t.Fatalf("%s parsed no flags", c.name)
 			}
+			help := c.help()
 			documented := map[string]bool{}
-			for _, m := range helpFlag.FindAllStringSubmatch(c.usage, -1) {
+			for _, m := range helpFlag.FindAllStringSubmatch(help, -1) {
 				documented[m[1]] = true
 			}
 			registered := map[string]bool{}
@@ -42,7 +43,7 @@ func TestEveryFlagIsInItsHelp(t *testing.T) {
 					if documented[f.Name] {
 						t.Errorf("old spelling --%s is documented as a flag of its own", f.Name)
 					}
-					if !strings.Contains(c.usage, "--"+f.Name+" (now ") {
+					if !strings.Contains(help, "--"+f.Name+" (now ") {
 						t.Errorf("help does not name the old spelling --%s and what replaces it", f.Name)
 					}
 				case !documented[f.Name]:

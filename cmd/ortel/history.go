@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -19,7 +18,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
-const historyUsage = `Usage:
+const historyIntro = `Usage:
   ortel history list                      the series in the history
   ortel history show [flags] MODEL        trend table, change points and what changed
   ortel history check [flags] [RUN.json]  CI gate: exit 3 when the newest run sits after a regression
@@ -43,30 +42,9 @@ check judges the newest run of each series (or RUN.json files, checked
 against the history without being recorded): exit 3 when it sits after a
 change for the worse at most --recent runs ago, 0 otherwise (an improvement
 is noted). --format md writes a pull-request comment.
+`
 
-Flags:
-  --db DB             the history: a SQLite file, or a postgres:// URL
-                      (default: ORTEL_HISTORY)
-  --metric M          ` + "{metrics}" + `
-                      (default p50)
-  --p-value P         significance a change point must reach (default 0.001)
-  --min-change C      smallest change reported, e.g. 5% (default 5%)
-  --min-runs N        fewest runs on each side of a change (default 3)
-  --format F          text (default), json, md (check), html (show)
-  --file PATH         write the output there instead of stdout
-  --model M           check: only this model's series
-  --recent N          check: a change point fails the gate while at most N
-                      runs follow it (default 10)
-  --commit REV        import: the source revision the reports measured
-  --before T          prune: runs before a time (2026-01-31) or age (90d)
-  --keep N            prune: all but the newest N runs of each series
-  --url URL           prometheus: the server, e.g. http://127.0.0.1:9090
-  --quantile Q        prometheus: the run duration's quantile (default 0.99), or mean
-  --range D           prometheus: how far back (default 7d)
-  --step D            prometheus: the points' spacing (default 1h)
-  --label L           prometheus: a label to attribute changes to (repeatable;
-                      default onnxruntime_version, service_version)
-
+const historyOutro = `
 bench --history DB records each run; the commit comes from ORTEL_COMMIT,
 GITHUB_SHA or CI_COMMIT_SHA when set.
 
@@ -82,8 +60,9 @@ func historyCommand() *command {
 	return &command{
 		name:    "history",
 		summary: "every run remembered: trends, change points and what changed, CI gate",
-		usage:   strings.Replace(historyUsage, "{metrics}", "metric: "+history.MetricNames(), 1),
-		run:     runHistory,
+		intro:   historyIntro,
+		outro:   historyOutro,
+		new:     func() action { return new(historyFlags) },
 	}
 }
 
@@ -97,27 +76,31 @@ type historyFlags struct {
 	labels                                                         listFlag
 }
 
-func (f *historyFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.db, "db", os.Getenv("ORTEL_HISTORY"), "")
-	fs.StringVar(&f.metric, "metric", "p50", "")
-	fs.StringVar(&f.format, "format", "text", "")
-	fs.StringVar(&f.file, "file", "", "")
-	fs.StringVar(&f.model, "model", "", "")
-	fs.StringVar(&f.commit, "commit", "", "")
-	fs.StringVar(&f.before, "before", "", "")
-	fs.StringVar(&f.url, "url", "", "")
-	fs.StringVar(&f.quantile, "quantile", "0.99", "")
-	fs.StringVar(&f.minChange, "min-change", "5%", "")
-	fs.Float64Var(&f.pValue, "p-value", history.DefaultPValue, "")
-	fs.IntVar(&f.minRuns, "min-runs", history.DefaultMinRuns, "")
-	fs.IntVar(&f.recent, "recent", history.DefaultRecent, "")
-	fs.IntVar(&f.keep, "keep", 0, "")
-	fs.DurationVar(&f.step, "step", time.Hour, "")
-	fs.Var(&f.labels, "label", "")
-	fs.Func("range", "", func(v string) error { d, err := parseAge(v); f.rangeD = d; return err })
+func (f *historyFlags) flags(fs *flagSet) {
+	fs.stringFlag(&f.db, "db", "DB", os.Getenv("ORTEL_HISTORY"),
+		"the history: a SQLite file, or a postgres:// URL (default: ORTEL_HISTORY)")
+	fs.stringFlag(&f.metric, "metric", "M", "p50", "metric: "+history.MetricNames()+" (default p50)")
+	fs.float64Flag(&f.pValue, "p-value", "P", history.DefaultPValue, "significance a change point must reach (default 0.001)")
+	fs.stringFlag(&f.minChange, "min-change", "C", "5%", "smallest change reported, e.g. 5% (default 5%)")
+	fs.intFlag(&f.minRuns, "min-runs", "N", history.DefaultMinRuns, "fewest runs on each side of a change (default 3)")
+	fs.stringFlag(&f.format, "format", "F", "text", "text (default), json, md (check), html (show)")
+	fs.stringFlag(&f.file, "file", "PATH", "", "write the output there instead of stdout")
+	fs.stringFlag(&f.model, "model", "M", "", "check: only this model's series")
+	fs.intFlag(&f.recent, "recent", "N", history.DefaultRecent,
+		"check: a change point fails the gate while at most N runs follow it (default 10)")
+	fs.stringFlag(&f.commit, "commit", "REV", "", "import: the source revision the reports measured")
+	fs.stringFlag(&f.before, "before", "T", "", "prune: runs before a time (2026-01-31) or age (90d)")
+	fs.intFlag(&f.keep, "keep", "N", 0, "prune: all but the newest N runs of each series")
+	fs.stringFlag(&f.url, "url", "URL", "", "prometheus: the server, e.g. http://127.0.0.1:9090")
+	fs.stringFlag(&f.quantile, "quantile", "Q", "0.99", "prometheus: the run duration's quantile (default 0.99), or mean")
+	fs.funcFlag("range", "D", "prometheus: how far back (default 7d)", func(v string) error { d, err := parseAge(v); f.rangeD = d; return err })
+	fs.durationFlag(&f.step, "step", "D", time.Hour, "prometheus: the points' spacing (default 1h)")
+	fs.valueFlag(&f.labels, "label", "L",
+		"prometheus: a label to attribute changes to (repeatable; default onnxruntime_version, service_version)")
 }
 
-// config maps the flags to the engine's Config; its errors name the flags.
+// config maps the flags to the engine's Config, which validates itself
+// (its errors name its fields; the CLI prints the flags).
 func (f *historyFlags) config() (history.Config, error) {
 	c := history.Config{Model: f.model, Metric: f.metric, Recent: f.recent,
 		Detection: history.Detection{PValue: f.pValue, MinRuns: f.minRuns}}
@@ -128,39 +111,24 @@ func (f *historyFlags) config() (history.Config, error) {
 	if f.recent < 1 {
 		return c, usagef("--recent must be 1 or more (got %d)", f.recent)
 	}
-	if err := c.Validate(); err != nil {
-		return c, usagef("%v (see --metric, --p-value, --min-change, --min-runs)", err)
-	}
-	return c, nil
+	return c, usage(c.Validate())
 }
 
-func runHistory(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			// Every subcommand takes the same flags: parse them so that
-			// help is answered as for any other command.
-			fs := flag.NewFlagSet("history", flag.ContinueOnError)
-			new(historyFlags).register(fs)
-			_, err := parse(fs, args[:1])
-			return err
-		}
+// history's subcommands.
+var historySubcommands = map[string]func(context.Context, *env, *historyFlags, []string) error{
+	"list": historyList, "show": historyShow, "check": historyCheck, "import": historyImport,
+	"prune": historyPrune, "prometheus": historyPrometheus,
+}
+
+func (f *historyFlags) run(ctx context.Context, e *env, pos []string) error {
+	if len(pos) == 0 {
 		return usagef("want a subcommand: list, show, check, import, prune or prometheus")
 	}
-	sub := map[string]func(context.Context, *env, *historyFlags, []string) error{
-		"list": historyList, "show": historyShow, "check": historyCheck, "import": historyImport,
-		"prune": historyPrune, "prometheus": historyPrometheus,
-	}[args[0]]
+	sub := historySubcommands[pos[0]]
 	if sub == nil {
-		return usagef("unknown subcommand %q: want list, show, check, import, prune or prometheus", args[0])
+		return usagef("unknown subcommand %q: want list, show, check, import, prune or prometheus", pos[0])
 	}
-	fs := flag.NewFlagSet("history "+args[0], flag.ContinueOnError)
-	var f historyFlags
-	f.register(fs)
-	pos, err := parse(fs, args[1:])
-	if err != nil {
-		return err
-	}
-	return sub(ctx, e, &f, pos)
+	return sub(ctx, e, f, pos[1:])
 }
 
 // open opens the history --db names.
@@ -486,7 +454,7 @@ func historyPrometheus(ctx context.Context, e *env, f *historyFlags, pos []strin
 		}
 	}
 	if err := q.Validate(); err != nil {
-		return usagef("%v (see --url, --quantile, --step, --label)", err)
+		return usage(err)
 	}
 	f.metric, f.model = history.PromMetric(q), ""
 	cfg, err := f.config()

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -19,7 +18,7 @@ import (
 	"github.com/ortel-dev/ortel/semconv"
 )
 
-const importUsage = `Usage:
+const importIntro = `Usage:
   ortel import [flags] PROFILE.json...
 
 Turns ONNX Runtime profile files — written by any ORT program (Python's
@@ -42,19 +41,9 @@ ORT's profile clock starts at zero; the wall-clock start is read from ORT's
 file name (prefix_YYYY-MM-DD_HH-MM-SS.json, or ..._HH-MM-SS_mmm.json from ORT
 1.25 on), else the file's modification time less the profile's length, or
 given with --start.
+`
 
-Flags:
-  --model-name NAME   onnxruntime.model.name of the spans (default: "model")
-  --provider NAME     execution provider the session asked for (default CPUExecutionProvider)
-  --start TIME        wall-clock time of the profile's start, RFC 3339
-  --out DIR           where OTLP/JSON files go when no endpoint is set (default ortel-out/import);
-                      a folder already holding files is refused unless one of:
-  --append            add to the traces and metrics files already in --out
-  --overwrite         replace the traces and metrics files in --out
-  --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
-  --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
-                      after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
-` + spoolFlagsUsage + `
+const importOutro = `
 Old spelling, still accepted with a notice: --model (now --model-name).
 
 Examples:
@@ -66,107 +55,92 @@ func importCommand() *command {
 	return &command{
 		name:    "import",
 		summary: "turn ONNX Runtime profile JSON files into OTLP spans",
-		usage:   importUsage,
-		run:     runImport,
+		intro:   importIntro,
+		outro:   importOutro,
+		new:     func() action { return new(importAction) },
 	}
 }
 
-func runImport(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	var model, provider, start, out, endpoint string
-	var appendOut, overwrite bool
-	fs.StringVar(&model, "model-name", "model", "")
-	deprecate(fs, "model", "--model-name NAME", false, func(v string) error { model = v; return nil })
-	fs.StringVar(&provider, "provider", "CPUExecutionProvider", "")
-	fs.StringVar(&start, "start", "", "")
-	fs.StringVar(&out, "out", commandTelemetry("import").out, "")
-	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
-	fs.BoolVar(&appendOut, "append", false, "")
-	fs.BoolVar(&overwrite, "overwrite", false, "")
-	var exportTimeout time.Duration
-	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
-	var sf spoolFlags
-	sf.register(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	noteDeprecated(e, "import", fs)
-	if err := checkExportTimeout(exportTimeout); err != nil {
-		return err
-	}
-	if err := sf.validate(); err != nil {
-		return err
+// importAction is one ortel import.
+type importAction struct {
+	model, provider, start string
+	appendOut, overwrite   bool
+	output                 outputFlags
+	export                 exportFlags
+}
+
+func (a *importAction) flags(fs *flagSet) {
+	fs.stringFlag(&a.model, "model-name", "NAME", "model", `onnxruntime.model.name of the spans (default: "model")`)
+	fs.deprecate("model", "--model-name NAME", false, func(v string) error { a.model = v; return nil })
+	fs.stringFlag(&a.provider, "provider", "NAME", "CPUExecutionProvider",
+		"execution provider the session asked for (default CPUExecutionProvider)")
+	fs.stringFlag(&a.start, "start", "TIME", "", "wall-clock time of the profile's start, RFC 3339")
+	a.output.register(fs, "import", 0)
+	fs.boolFlag(&a.appendOut, "append", false,
+		"add to the traces and metrics files already in --out (a folder already holding files is refused without --append or --overwrite)")
+	fs.boolFlag(&a.overwrite, "overwrite", false, "replace the traces and metrics files in --out")
+	a.export.register(fs, exportAll)
+}
+
+// check reads the flags and the profiles' paths before anything is
+// written; origin is --start, zero when not given.
+func (a *importAction) check(pos []string) (origin time.Time, err error) {
+	if err := a.export.validate(); err != nil {
+		return origin, err
 	}
 	if len(pos) == 0 {
-		return usagef("want at least one PROFILE.json")
+		return origin, usagef("want at least one PROFILE.json")
 	}
-	if appendOut && overwrite {
-		return usagef("--append and --overwrite exclude each other: pick one")
+	if a.appendOut && a.overwrite {
+		return origin, usagef("--append and --overwrite exclude each other: pick one")
 	}
-	var origin time.Time
-	if start != "" {
-		origin, err = time.Parse(time.RFC3339Nano, start)
-		if err != nil {
-			return usagef("--start %q is not an RFC 3339 time (like 2026-11-22T10:31:07Z)", start)
+	if a.start != "" {
+		if origin, err = time.Parse(time.RFC3339Nano, a.start); err != nil {
+			return origin, usagef("--start %q is not an RFC 3339 time (like 2026-11-22T10:31:07Z)", a.start)
 		}
 	}
 	for _, p := range pos {
 		if st, err := os.Stat(p); err != nil {
-			return fmt.Errorf("read profile %q: %w", p, err)
+			return origin, fmt.Errorf("read profile %q: %w", p, err)
 		} else if st.IsDir() {
-			return fmt.Errorf("read profile %q: is a folder, not a file", p)
+			return origin, fmt.Errorf("read profile %q: is a folder, not a file", p)
 		}
 	}
-	cfg := telemetryConfig("import", out)
-	cfg.Endpoint, cfg.ExportTimeout, cfg.Views, cfg.SpoolMaxBytes = endpoint, exportTimeout, views.FromEnv(), sf.maxBytes()
+	return origin, nil
+}
+
+func (a *importAction) run(ctx context.Context, e *env, pos []string) error {
+	origin, err := a.check(pos)
+	if err != nil {
+		return err
+	}
+	cfg := a.output.telemetry("import", &a.export)
+	cfg.Views = views.FromEnv()
 	resolved, err := telemetry.Resolve(cfg)
 	if err != nil {
 		return fmt.Errorf("set up telemetry: %w", err)
 	}
-	fileMode := resolved.Mode == telemetry.ModeFile
 	var created []string // output files this run creates: removed if nothing is written
-	if fileMode {
-		if created, err = prepareOut(out, resolved, appendOut, overwrite); err != nil {
+	if resolved.Mode == telemetry.ModeFile {
+		if created, err = prepareOut(a.output.out, resolved, a.appendOut, a.overwrite); err != nil {
 			return err
 		}
 	}
-	tel, err := startTelemetry(ctx, e, "import", cfg)
+	h, err := startHarness(ctx, e, "import", harnessConfig{telemetry: cfg})
 	if err != nil {
 		return err
 	}
-	scope := instrumentation.Scope{Name: instrument.ScopeName, Version: instrument.Version()}
-	var (
-		sink      profimport.Sink
-		traceFile *otlpjson.Appender
-	)
-	if fileMode {
-		// Crash-consistent: each batch is one line written whole or not at
-		// all, and a cut line an earlier run left is repaired first.
-		var rep otlpjson.Repair
-		traceFile, rep, err = otlpjson.OpenAppender(resolved.TracesFile())
-		if err == nil {
-			if r := rep.String(); r != "" {
-				fmt.Fprintf(e.stderr, "ortel import: %s: %s\n", resolved.TracesFile(), r)
-			}
-			sink = profimport.NewFileSink(traceFile, resolved.TracesFile(), tel.Resource(), scope)
-		}
-	} else {
-		// The telemetry's own client: when the collector is dead, the
-		// metrics learn it from the spans and are spooled at exit
-		// without waiting a second export timeout.
-		sink, err = profimport.NewClientSink(ctx, tel.TraceClient(), resolved.TracesEndpoint, tel.Resource(), scope)
-	}
+	defer h.close(ctx)
+	sink, closeSink, err := openImportSink(ctx, e, h, resolved)
 	if err != nil {
-		_ = stopTelemetry(ctx, tel)
+		h.stopTelemetry(ctx)
 		removeAll(created)
 		return fmt.Errorf("open the trace output: %w", err)
 	}
-
 	opts := profimport.Options{
-		Model:         model,
-		RunAttrs:      []attribute.KeyValue{semconv.OnnxruntimeExecutionProvidersKey.StringSlice([]string{provider})},
-		MeterProvider: tel.MeterProvider,
+		Model:         a.model,
+		RunAttrs:      []attribute.KeyValue{semconv.OnnxruntimeExecutionProvidersKey.StringSlice([]string{a.provider})},
+		MeterProvider: h.tel.MeterProvider,
 	}
 	var errs []error
 	var total int64
@@ -180,27 +154,46 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	if err := sink.Close(); err != nil {
-		errs = append(errs, err)
-	}
-	if traceFile != nil {
-		if err := traceFile.Close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	shutdownErr := stopTelemetry(ctx, tel)
-	outcome := telemetryOutcome(e, "import", tel, shutdownErr)
+	errs = append(errs, closeSink())
+	h.stopTelemetry(ctx)
+	outcome := h.outcome()
 	if total == 0 {
 		removeAll(created)
 		errs = append(errs, errors.New("nothing was imported"))
 		return errors.Join(append(errs, outcome)...)
 	}
-	if fileMode {
+	if resolved.Mode == telemetry.ModeFile {
 		fmt.Fprintf(e.stdout, "wrote %d spans to %s and the metrics to %s\n", total, resolved.TracesFile(), resolved.MetricsFile())
 	} else {
-		fmt.Fprintf(e.stdout, "sent %d spans to %s (each batch acknowledged)\n", total, tel.Resolved.Traces.Where())
+		fmt.Fprintf(e.stdout, "sent %d spans to %s (each batch acknowledged)\n", total, h.tel.Resolved.Traces.Where())
 	}
 	return errors.Join(append(errs, outcome)...)
+}
+
+// openImportSink opens where the spans go: the traces file (crash
+// consistent: each batch is one line written whole or not at all, and a
+// cut line an earlier run left is repaired first), or the telemetry's own
+// OTLP client (when the collector is dead, the metrics learn it from the
+// spans and are spooled at exit without waiting a second export
+// timeout). closeSink closes it and what it writes to.
+func openImportSink(ctx context.Context, e *env, h *harness, resolved telemetry.Resolved) (sink profimport.Sink, closeSink func() error, err error) {
+	scope := instrumentation.Scope{Name: instrument.ScopeName, Version: instrument.Version()}
+	if resolved.Mode != telemetry.ModeFile {
+		sink, err = profimport.NewClientSink(ctx, h.tel.TraceClient(), resolved.TracesEndpoint, h.tel.Resource(), scope)
+		if err != nil {
+			return nil, nil, err
+		}
+		return sink, sink.Close, nil
+	}
+	traceFile, rep, err := otlpjson.OpenAppender(resolved.TracesFile())
+	if err != nil {
+		return nil, nil, err
+	}
+	if r := rep.String(); r != "" {
+		fmt.Fprintf(e.stderr, "ortel import: %s: %s\n", resolved.TracesFile(), r)
+	}
+	sink = profimport.NewFileSink(traceFile, resolved.TracesFile(), h.tel.Resource(), scope)
+	return sink, func() error { return errors.Join(sink.Close(), traceFile.Close()) }, nil
 }
 
 // errSink marks a failure of the output, as opposed to one of the profile.

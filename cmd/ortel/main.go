@@ -3,17 +3,31 @@
 //
 // Usage:
 //
-//	ortel bench [flags] MODEL     profile a model: latency, throughput, operators
-//	ortel import [flags] PROFILE  turn an ORT profile JSON into OTLP spans
-//	ortel agent [flags]           export hardware readings continuously
-//	ortel attach --pid PID        trace a running process's ONNX Runtime runs (eBPF)
-//	ortel doctor                  list what ortel can use on this machine
-//	ortel report RUN.json         render a saved run as text, JSON, Markdown, CSV or HTML
-//	ortel compare A.json B.json   compare two runs, gate on regressions
-//	ortel history check           find change points over every recorded run, gate on regressions
-//	ortel version                 print versions
+//	ortel bench [flags] MODEL          profile a model: latency, throughput, operators
+//	ortel import [flags] PROFILE...    turn ONNX Runtime profile JSON files into OTLP spans
+//	ortel agent [flags]                export hardware readings continuously
+//	ortel attach --pid PID | --lib P   trace a running process's ONNX Runtime runs (eBPF)
+//	ortel top [ADDR]                   watch a live view (bench --ui, agent --ui) in the terminal
+//	ortel doctor                       list what ortel can use on this machine
+//	ortel report RUN.json              render a saved run as text, JSON, Markdown, CSV or HTML
+//	ortel compare A.json B.json        compare two runs, gate on regressions
+//	ortel history SUBCOMMAND           every run remembered: trends, change points, CI gate
+//	ortel replay DIR|FILE...           send a spool or OTLP/JSON lines files to a collector
+//	ortel version                      print versions
 //
 // Run `ortel help COMMAND` for a command's flags and examples.
+//
+// How the package is built: each command is a row of the table commands
+// returns (name, one-line summary, help text, and an action whose flags
+// method registers the command's flags with their help, and whose run
+// method does the work); its help is written from that table
+// (command.help). Flags shared by commands are registered by one function
+// per group (groups.go: OTLP export, output, hardware; ui.go: live view;
+// analysisflags.go: analysis). What every command that exports telemetry
+// starts and stops — telemetry, spool, live view, hardware, the exit
+// report — is one harness (harness.go). The engines validate their own
+// configuration (bench.Config.Validate, ...) in their own words; the
+// table in flagnames.go names the flag for each field they mention.
 package main
 
 import (
@@ -33,12 +47,56 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// command is one subcommand.
+// command is one row of the command table.
 type command struct {
-	name    string
+	name string
+	// summary is the one line `ortel help` lists.
 	summary string
-	usage   string // flags and examples, shown by help
-	run     func(ctx context.Context, env *env, args []string) error
+	// intro is the help before the flags: how to call the command and
+	// what it does. outro comes after them: environment, old spellings,
+	// examples.
+	intro, outro string
+	// new returns a fresh action: the command's flags and what it does.
+	new func() action
+}
+
+// action is one run of a command.
+type action interface {
+	// flags registers the command's flags, its own and its groups', each
+	// with its help.
+	flags(fs *flagSet)
+	// run does the work with the parsed flags and the positional
+	// arguments.
+	run(ctx context.Context, e *env, args []string) error
+}
+
+// flagSet returns the command's flags, registered on a fresh action.
+func (c *command) flagSet() (*flagSet, action) {
+	a := c.new()
+	fs := newFlagSet(c.name)
+	a.flags(fs)
+	return fs, a
+}
+
+// help is the command's help: its text around its flags' help.
+func (c *command) help() string {
+	fs, _ := c.flagSet()
+	if len(fs.docs) == 0 {
+		return c.intro + c.outro
+	}
+	return c.intro + "\nFlags:\n" + fs.usage() + c.outro
+}
+
+// exec parses args (flags may come before, between or after the
+// positional arguments) and runs the command.
+func (c *command) exec(ctx context.Context, e *env, args []string) error {
+	fs, a := c.flagSet()
+	pos, err := parse(fs.FlagSet, args)
+	if err != nil {
+		return err
+	}
+	noteDeprecated(e, c.name, fs.FlagSet)
+	return a.run(ctx, e, pos)
 }
 
 // env is what a command may touch: its output streams. Commands never call
@@ -99,12 +157,23 @@ func (e *lostError) Error() string {
 }
 
 // usageError is a mistake in the command line: exit code 2.
-type usageError struct{ msg string }
+type usageError struct{ err error }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// usage marks err, an engine's refusal of the configuration the flags
+// gave (its Validate, or a parser of a flag's value), as a usage error;
+// nil stays nil. Its message names fields; exitWith prints the flags.
+func usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{err: err}
 }
 
 func commands() []*command {
@@ -134,7 +203,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
 		if len(args) > 1 {
 			if c := find(args[1]); c != nil {
-				fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.usage)
+				fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.help())
 				return 0
 			}
 			fmt.Fprintf(e.stderr, "ortel: no command %q\n", args[1])
@@ -152,7 +221,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		printUsage(e.stderr)
 		return 2
 	}
-	err := c.run(ctx, e, args[1:])
+	err := c.exec(ctx, e, args[1:])
 	code := exitWith(e, c, err)
 	for _, r := range handler.repeats() {
 		fmt.Fprintf(e.stderr, "ortel %s: telemetry: %s\n", c.name, r)
@@ -178,7 +247,7 @@ func exitWith(e *env, c *command, err error) int {
 			code = exitTelemetryLost
 		}
 	case errors.Is(err, errHelp):
-		fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.usage)
+		fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.help())
 		return exitOK
 	case errors.As(err, &ue):
 		code = exitUsage
@@ -261,7 +330,7 @@ func distinctLines(err error) []string {
 			}
 			return
 		}
-		msg := strings.TrimSpace(err.Error())
+		msg := strings.TrimSpace(flagWords(err))
 		if msg == "" {
 			return
 		}

@@ -3,18 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
-const replayUsage = `Usage:
+const replayIntro = `Usage:
   ortel replay [flags] DIR|FILE...
 
 Sends OTLP/JSON lines files to a collector: the spool a command wrote when
@@ -38,12 +36,9 @@ waits for a later replay.
 
 The collector, protocol, headers and TLS come from the OTEL_* variables, as
 for every command (ortel doctor shows them).
+`
 
-Flags:
-  --otlp-endpoint URL send OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT)
-  --export-timeout D  give up on one OTLP export, and on a dead collector at exit,
-                      after D (default: OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)
-
+const replayOutro = `
 Exit code 1 when a record cannot be sent or read: everything before it was
 sent and is recorded as sent.
 
@@ -56,29 +51,26 @@ func replayCommand() *command {
 	return &command{
 		name:    "replay",
 		summary: "send a spool or any OTLP/JSON lines output to a collector, once per record",
-		usage:   replayUsage,
-		run:     runReplay,
+		intro:   replayIntro,
+		outro:   replayOutro,
+		new:     func() action { return new(replayAction) },
 	}
 }
 
-func runReplay(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	var endpoint string
-	var exportTimeout time.Duration
-	fs.StringVar(&endpoint, "otlp-endpoint", "", "")
-	fs.DurationVar(&exportTimeout, "export-timeout", 0, "")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := checkExportTimeout(exportTimeout); err != nil {
+// replayAction is one ortel replay.
+type replayAction struct{ export exportFlags }
+
+func (a *replayAction) flags(fs *flagSet) { a.export.register(fs, exportTimeout) }
+
+func (a *replayAction) run(ctx context.Context, e *env, pos []string) error {
+	if err := a.export.validate(); err != nil {
 		return err
 	}
 	if len(pos) == 0 {
 		return usagef("replay needs a folder or file to send")
 	}
 	cfg := telemetryConfig("replay", "")
-	cfg.Endpoint, cfg.ExportTimeout = endpoint, exportTimeout
+	a.export.apply(&cfg)
 	r, err := telemetry.Resolve(cfg)
 	if err != nil {
 		return usagef("%v", err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
-const reportUsage = `Usage:
+const reportIntro = `Usage:
   ortel report [flags] RUN.json
 
 Renders a saved run (the report.json that ortel bench writes) in another
@@ -27,14 +26,9 @@ computed; --reanalyze recomputes it, for instance with other peaks or
 another grid intensity. The machine peaks come from the flags, the report,
 or this machine's peak cache; they are measured here only when the run was
 recorded on this machine.
+`
 
-Flags:
-  --format F           text, json, md (markdown), csv or html
-                       (default: from --file's extension, else text)
-  --file FILE          write to FILE instead of standard output
-  --table T            CSV table: summary (default), samples, op-types, nodes, findings
-  --reanalyze          recompute the analysis section
-` + analysisFlagsUsage + `
+const reportOutro = `
 Old spelling, still accepted with a notice: --out (now --file; --out names
 a folder in the other commands).
 
@@ -49,9 +43,28 @@ func reportCommand() *command {
 	return &command{
 		name:    "report",
 		summary: "render a saved run as text, JSON, Markdown, CSV or offline HTML",
-		usage:   reportUsage,
-		run:     runReport,
+		intro:   reportIntro,
+		outro:   reportOutro,
+		new:     func() action { return new(reportAction) },
 	}
+}
+
+// reportAction is one ortel report.
+type reportAction struct {
+	format, file, table string
+	reanalyze           bool
+	analysis            analysisFlags
+}
+
+func (a *reportAction) flags(fs *flagSet) {
+	fs.stringFlag(&a.format, "format", "F", "",
+		"text, json, md (markdown), csv or html (default: from --file's extension, else text)")
+	fs.stringFlag(&a.file, "file", "FILE", "", "write to FILE instead of standard output")
+	fs.deprecate("out", "--file FILE", false, func(v string) error { a.file = v; return nil })
+	fs.stringFlag(&a.table, "table", "T", report.CSVSummary,
+		"CSV table: summary (default), samples, op-types, nodes, findings")
+	fs.boolFlag(&a.reanalyze, "reanalyze", false, "recompute the analysis section")
+	a.analysis.register(fs)
 }
 
 // reportFormats maps --format values and file extensions to formats.
@@ -60,25 +73,11 @@ var reportFormats = map[string]string{
 	"csv": "csv", "html": "html", "htm": "html",
 }
 
-func runReport(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	var format, out, table string
-	var reanalyze bool
-	var af analysisFlags
-	fs.StringVar(&format, "format", "", "")
-	fs.StringVar(&out, "file", "", "")
-	deprecate(fs, "out", "--file FILE", false, func(v string) error { out = v; return nil })
-	fs.StringVar(&table, "table", report.CSVSummary, "")
-	fs.BoolVar(&reanalyze, "reanalyze", false, "")
-	af.register(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	noteDeprecated(e, "report", fs)
+func (a *reportAction) run(ctx context.Context, e *env, pos []string) error {
 	if len(pos) != 1 {
 		return usagef("want exactly one RUN.json, got %d arguments", len(pos))
 	}
+	format, out, table, reanalyze, af := a.format, a.file, a.table, a.reanalyze, &a.analysis
 	if format == "" && out != "" {
 		format = reportFormats[strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")]
 	}

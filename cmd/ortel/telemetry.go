@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/telemetry"
@@ -23,17 +20,9 @@ type telemetryCommand struct {
 	// interval is the default metric interval when neither the command's
 	// flag nor OTEL_METRIC_EXPORT_INTERVAL is set; 0 for telemetry's 10s.
 	interval time.Duration
-	// rotation is the default rotation of its files (exportFlags).
+	// rotation is the default rotation of its files (outputFlags).
 	rotation telemetry.Rotation
 }
-
-// The defaults of --rotate-mb and --rotate-keep (exportFlags).
-const (
-	defaultRotateMB   = 64
-	defaultRotateKeep = 4
-)
-
-var defaultRotation = telemetry.Rotation{MaxBytes: defaultRotateMB << 20, Backups: defaultRotateKeep}
 
 // benchOutPattern is bench's default --out, with the model's name and the
 // start time filled in (benchOutDir).
@@ -96,15 +85,6 @@ func startTelemetry(ctx context.Context, e *env, command string, cfg telemetry.C
 	return tel, nil
 }
 
-// checkExportTimeout checks the --export-timeout flag: 0 (unset) or a
-// positive duration.
-func checkExportTimeout(d time.Duration) error {
-	if d < 0 {
-		return usagef("--export-timeout must be positive (got %s)", d)
-	}
-	return nil
-}
-
 // stopTelemetry flushes and shuts the exporters down, also after ctx was
 // canceled (Ctrl-C): what was recorded is not lost. Shutdown bounds itself
 // by the configuration's ShutdownTimeout.
@@ -147,78 +127,4 @@ func interrupted(ctx context.Context, err error, what string) error {
 		return err
 	}
 	return fmt.Errorf("stopped by a signal (%v) before %s", context.Cause(ctx), what)
-}
-
-// spoolFlagsUsage documents spoolFlags, in every command that spools.
-const spoolFlagsUsage = `  --spool-max-mb N    bound of the spool folder (OUT/spool), where exports a
-                      collector could not take are kept for ortel replay: past
-                      it they are dropped and counted, per signal (default 256;
-                      what earlier runs left counts, what a replay sent whole
-                      is reclaimed)
-`
-
-// spoolFlags bound the spool of a command that sends to a collector.
-type spoolFlags struct{ maxMB int }
-
-func (f *spoolFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.maxMB, "spool-max-mb", int(telemetry.DefaultSpoolMaxBytes>>20), "")
-}
-
-func (f *spoolFlags) validate() error {
-	if f.maxMB < 1 || f.maxMB > 1<<20 {
-		return usagef("--spool-max-mb must be between 1 and %d (got %d)", 1<<20, f.maxMB)
-	}
-	return nil
-}
-
-// maxBytes is the bound for telemetry.Config.SpoolMaxBytes.
-func (f *spoolFlags) maxBytes() int64 { return int64(f.maxMB) << 20 }
-
-// exportFlags are a long-running command's telemetry output flags (agent,
-// attach): the export timeout, the rotation of its OTLP/JSON files and the
-// spool's bound.
-type exportFlags struct {
-	timeout              time.Duration
-	rotateMB, rotateKeep int
-	spool                spoolFlags
-}
-
-func (f *exportFlags) register(fs *flag.FlagSet) {
-	fs.DurationVar(&f.timeout, "export-timeout", 0, "")
-	fs.IntVar(&f.rotateMB, "rotate-mb", defaultRotateMB, "")
-	fs.IntVar(&f.rotateKeep, "rotate-keep", defaultRotateKeep, "")
-	f.spool.register(fs)
-}
-
-func (f *exportFlags) validate() error {
-	if err := checkExportTimeout(f.timeout); err != nil {
-		return err
-	}
-	if err := f.spool.validate(); err != nil {
-		return err
-	}
-	if f.rotateMB < 0 || f.rotateMB > 1<<20 {
-		return usagef("--rotate-mb must be between 0 and %d (got %d)", 1<<20, f.rotateMB)
-	}
-	if f.rotateKeep < 1 {
-		return usagef("--rotate-keep must be 1 or more (got %d)", f.rotateKeep)
-	}
-	return nil
-}
-
-func (f *exportFlags) rotation() telemetry.Rotation {
-	return telemetry.Rotation{MaxBytes: int64(f.rotateMB) << 20, Backups: f.rotateKeep}
-}
-
-// parsePIDs reads --pid values: whole numbers above 0.
-func parsePIDs(values []string) ([]int, error) {
-	var pids []int
-	for _, p := range values {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n <= 0 {
-			return nil, usagef("--pid %q: want a process id, a whole number above 0", p)
-		}
-		pids = append(pids, n)
-	}
-	return pids, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -20,9 +19,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ortel-dev/ortel/internal/liveview"
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
-const topUsage = `Usage:
+const topIntro = `Usage:
   ortel top [flags] [ADDR]
 
 A terminal view of a live view (ortel bench --ui, ortel agent --ui): run
@@ -30,33 +30,34 @@ latency percentiles, throughput, errors, SLA, phase, hardware and the top
 operators, refreshed 4 times a second. It fits the terminal and follows its
 size; q quits. ADDR is what --ui was given: PORT or HOST:PORT
 (default 127.0.0.1:9770).
+`
 
-Flags:
-  --interval D   refresh period (default 250ms)
-  --token T      the live view's token (default: ORTEL_UI_TOKEN)
-  --once         print one frame and exit (no terminal needed)
-
+const topOutro = `
 Examples:
   ortel bench --ui 9770 paddleocr-det &   ortel top
   ortel top 127.0.0.1:9000
 `
 
 func topCommand() *command {
-	return &command{name: "top", summary: "watch a live view (bench --ui, agent --ui) in the terminal", usage: topUsage, run: runTop}
+	return &command{name: "top", summary: "watch a live view (bench --ui, agent --ui) in the terminal",
+		intro: topIntro, outro: topOutro, new: func() action { return new(topAction) }}
 }
 
-func runTop(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("top", flag.ContinueOnError)
-	var interval time.Duration
-	var token string
-	var once bool
-	fs.DurationVar(&interval, "interval", 250*time.Millisecond, "")
-	fs.StringVar(&token, "token", "", "")
-	fs.BoolVar(&once, "once", false, "")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
+// topAction is one ortel top.
+type topAction struct {
+	interval time.Duration
+	token    string
+	once     bool
+}
+
+func (a *topAction) flags(fs *flagSet) {
+	fs.durationFlag(&a.interval, "interval", "D", 250*time.Millisecond, "refresh period (default 250ms)")
+	fs.stringFlag(&a.token, "token", "T", "", "the live view's token (default: ORTEL_UI_TOKEN)")
+	fs.boolFlag(&a.once, "once", false, "print one frame and exit (no terminal needed)")
+}
+
+func (a *topAction) run(ctx context.Context, e *env, pos []string) error {
+	interval, token, once := a.interval, a.token, a.once
 	if len(pos) > 1 {
 		return usagef("top takes at most one ADDR, got %d arguments", len(pos))
 	}
@@ -242,7 +243,7 @@ func topFrame(s liveview.Snapshot, p99s []float64, base string, w, h int, fetchE
 	if s.SLA != nil {
 		v := "no runs in the window"
 		if s.SLA.Compliance != nil {
-			v = fmt.Sprintf("%.1f%% at or under", *s.SLA.Compliance*100)
+			v = units.Percent(*s.SLA.Compliance, 1) + " at or under"
 			if s.SLA.Met != nil && *s.SLA.Met {
 				v += ", met"
 			} else {
@@ -254,7 +255,31 @@ func topFrame(s liveview.Snapshot, p99s []float64, base string, w, h int, fetchE
 	if len(p99s) > 1 {
 		add("p99      %s", spark(p99s, w-9))
 	}
-	hw := s.Hardware
+	lines = append(lines, topHardware(s.Hardware)...)
+	if len(s.Operators) > 0 && len(lines) < h-2 {
+		add("operators (profiled)")
+		for _, o := range s.Operators {
+			if len(lines) >= h-1 {
+				break
+			}
+			add("  %-20s %8d runs  %s", o.OpType, o.Count, topDur(&o.TotalSeconds))
+		}
+	}
+	// Fit: the last line says how to quit; nothing wider than w.
+	if len(lines) > h-1 {
+		lines = lines[:max(h-1, 0)]
+	}
+	lines = append(lines, "q quits")
+	for i, l := range lines {
+		lines[i] = clip(l, w)
+	}
+	return lines
+}
+
+// topHardware is the frame's hardware lines: those the snapshot has.
+func topHardware(hw liveview.Hardware) []string {
+	var lines []string
+	add := func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }
 	if hw.CPUUtilization != nil {
 		l := fmt.Sprintf("cpu      %5.1f%% %s", *hw.CPUUtilization*100, bar(*hw.CPUUtilization, 20))
 		if hw.ProcessCPUUtilization != nil {
@@ -288,23 +313,6 @@ func topFrame(s liveview.Snapshot, p99s []float64, base string, w, h int, fetchE
 			l += "  memory " + topBytes(*hw.GPUMemoryUsedBytes)
 		}
 		add("%s", l)
-	}
-	if len(s.Operators) > 0 && len(lines) < h-2 {
-		add("operators (profiled)")
-		for _, o := range s.Operators {
-			if len(lines) >= h-1 {
-				break
-			}
-			add("  %-20s %8d runs  %s", o.OpType, o.Count, topDur(&o.TotalSeconds))
-		}
-	}
-	// Fit: the last line says how to quit; nothing wider than w.
-	if len(lines) > h-1 {
-		lines = lines[:max(h-1, 0)]
-	}
-	lines = append(lines, "q quits")
-	for i, l := range lines {
-		lines[i] = clip(l, w)
 	}
 	return lines
 }
@@ -347,19 +355,12 @@ func spark(v []float64, w int) string {
 	return b.String()
 }
 
+// topDur is a latency in seconds, "-" when there is none.
 func topDur(s *float64) string {
 	if s == nil {
 		return "-"
 	}
-	return time.Duration(*s * float64(time.Second)).Round(time.Microsecond).String()
+	return units.Duration(*s)
 }
 
-func topBytes(b float64) string {
-	u := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for b >= 1024 && i < len(u)-1 {
-		b /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %s", b, u[i])
-}
+func topBytes(b float64) string { return units.Bytes(int64(b)) }

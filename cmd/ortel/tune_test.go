@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -129,23 +128,27 @@ func TestBenchTuneOnPaddleOCR(t *testing.T) {
 	if len(words) < 3 || words[0] != "ortel" || words[1] != "bench" {
 		t.Fatalf("command %q", tu.Command)
 	}
-	var f benchFlags
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	f.register(fs)
-	pos, err := parse(fs, words[2:])
+	var f benchAction
+	fs := newFlagSet("bench")
+	f.flags(fs)
+	pos, err := parse(fs.FlagSet, words[2:])
 	if err != nil {
 		t.Fatalf("parse %q: %v", tu.Command, err)
 	}
-	if err := f.validate(); err != nil {
+	if len(pos) != 1 || pos[0] != "paddleocr-det" {
+		t.Fatalf("model %v, want paddleocr-det", pos)
+	}
+	if err := f.validateGroups(); err != nil {
 		t.Fatalf("validate %q: %v", tu.Command, err)
 	}
-	if len(pos) != 1 || pos[0] != "paddleocr-det" {
-		t.Errorf("model %v, want paddleocr-det", pos)
+	cfg, err := f.config(pos[0])
+	if err != nil {
+		t.Fatalf("validate %q: %v", tu.Command, err)
 	}
-	if f.session.OptLevel != best.OptLevel || f.threads != best.IntraOpThreads || f.session.ExecutionMode != best.ExecutionMode ||
-		f.tune.on || f.runs != 6 || !slices.Equal(f.shapes, []string{"x=1,3,64,64"}) {
+	if cfg.Session.OptLevel != best.OptLevel || cfg.IntraOpThreads != best.IntraOpThreads || cfg.Session.ExecutionMode != best.ExecutionMode ||
+		cfg.Tune != nil || cfg.Runs != 6 || !slices.Equal(cfg.Shapes["x"], []int64{1, 3, 64, 64}) || len(cfg.Shapes) != 1 {
 		t.Errorf("command %q parses to opt %q threads %d mode %q tune %v runs %d shapes %v; best is %+v",
-			tu.Command, f.session.OptLevel, f.threads, f.session.ExecutionMode, f.tune.on, f.runs, f.shapes, best)
+			tu.Command, cfg.Session.OptLevel, cfg.IntraOpThreads, cfg.Session.ExecutionMode, cfg.Tune, cfg.Runs, cfg.Shapes, best)
 	}
 }
 

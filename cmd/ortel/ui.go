@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,25 +13,19 @@ import (
 	"github.com/ortel-dev/ortel/internal/liveview"
 )
 
-// uiFlagsUsage documents the live view's flags (bench and agent).
-const uiFlagsUsage = `  --ui ADDR           serve the live view (page, JSON API, stream at 12.5 Hz) on
-                      ADDR: a bare port is 127.0.0.1:PORT (default: off)
-  --ui-allow-remote   allow a --ui address that is not loopback (needs --ui-token)
-  --ui-token T        token the live view requires, as "Authorization: Bearer T"
-                      or ?token=T (default: ORTEL_UI_TOKEN); 16 characters or
-                      more, not easy to guess (not "aaaa…", "abcd…", spaces):
-                      openssl rand -hex 16 makes one
-`
-
+// uiFlags is the live view group (bench, agent, attach).
 type uiFlags struct {
 	addr, token string
 	allowRemote bool
 }
 
-func (u *uiFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&u.addr, "ui", "", "")
-	fs.BoolVar(&u.allowRemote, "ui-allow-remote", false, "")
-	fs.StringVar(&u.token, "ui-token", "", "")
+func (u *uiFlags) register(fs *flagSet) {
+	fs.stringFlag(&u.addr, "ui", "ADDR", "",
+		"serve the live view (page, JSON API, stream at 12.5 Hz) on ADDR: a bare port is 127.0.0.1:PORT (default: off)")
+	fs.boolFlag(&u.allowRemote, "ui-allow-remote", false, "allow a --ui address that is not loopback (needs --ui-token)")
+	fs.stringFlag(&u.token, "ui-token", "T", "",
+		`token the live view requires, as "Authorization: Bearer T" or ?token=T (default: ORTEL_UI_TOKEN); `+
+			`16 characters or more, not easy to guess (not "aaaa…", "abcd…", spaces): openssl rand -hex 16 makes one`)
 }
 
 // validate checks the flags before any work starts.
@@ -60,6 +53,7 @@ func (u *uiFlags) validate() error {
 // liveUI is a running live view; nil when --ui is off (its methods then do
 // nothing).
 type liveUI struct {
+	flags  uiFlags
 	reader *sdkmetric.ManualReader
 	view   *liveview.View
 	srv    *liveview.Server
@@ -77,7 +71,7 @@ func (u *uiFlags) newUI(opts ...liveview.Option) *liveUI {
 		return nil
 	}
 	r := liveview.NewReader()
-	return &liveUI{reader: r, view: liveview.New(r, opts...)}
+	return &liveUI{flags: *u, reader: r, view: liveview.New(r, opts...)}
 }
 
 // readers is what goes into telemetry.Config.Readers.
@@ -89,10 +83,11 @@ func (l *liveUI) readers() []sdkmetric.Reader {
 }
 
 // start listens and starts sampling; the reader must be on a MeterProvider.
-func (l *liveUI) start(ctx context.Context, e *env, command string, u uiFlags) error {
+func (l *liveUI) start(ctx context.Context, e *env, command string) error {
 	if l == nil {
 		return nil
 	}
+	u := l.flags
 	srv, err := liveview.Serve(l.view, u.addr, u.allowRemote, u.token)
 	if err != nil {
 		return err
@@ -158,7 +153,7 @@ func (l *liveUI) finish(e *env, benchErr error) {
 		return
 	}
 	if benchErr != nil {
-		l.view.SetPhase("failed", e.redact.Redact(benchErr.Error()), 0, 0)
+		l.view.SetPhase("failed", e.redact.Redact(flagWords(benchErr)), 0, 0)
 	} else {
 		l.view.SetPhase("finishing", "flushing telemetry and writing the report", 0, 0)
 	}

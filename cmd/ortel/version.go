@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"runtime"
 
@@ -16,30 +15,32 @@ func versionCommand() *command {
 	return &command{
 		name:    "version",
 		summary: "print the versions of ortel, Go and the ONNX Runtime library",
-		usage: `Usage:
+		intro: `Usage:
   ortel version
 
 Prints ortel's version, the instrument package version, the Go version, and
 the ONNX Runtime library it finds (or why it finds none).
 `,
-		run: func(ctx context.Context, e *env, args []string) error {
-			fs := flag.NewFlagSet("version", flag.ContinueOnError)
-			pos, err := parse(fs, args)
-			if err != nil {
-				return err
-			}
-			if len(pos) > 0 {
-				return usagef("version takes no arguments, got %q", pos[0])
-			}
-			fmt.Fprintf(e.stdout, "ortel %s\n", version)
-			fmt.Fprintf(e.stdout, "instrument %s\n", instrument.Version())
-			fmt.Fprintf(e.stdout, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			if p, err := ortlib.Init(); err != nil {
-				fmt.Fprintf(e.stdout, "onnxruntime: not loaded: %v\n", err)
-			} else {
-				fmt.Fprintf(e.stdout, "onnxruntime %s (%s)\n", ort.GetVersion(), p)
-			}
-			return nil
-		},
+		new: func() action { return versionAction{} },
 	}
+}
+
+// versionAction is ortel version: no flags.
+type versionAction struct{}
+
+func (versionAction) flags(*flagSet) {}
+
+func (versionAction) run(ctx context.Context, e *env, pos []string) error {
+	if len(pos) > 0 {
+		return usagef("version takes no arguments, got %q", pos[0])
+	}
+	fmt.Fprintf(e.stdout, "ortel %s\n", version)
+	fmt.Fprintf(e.stdout, "instrument %s\n", instrument.Version())
+	fmt.Fprintf(e.stdout, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if p, err := ortlib.Init(); err != nil {
+		fmt.Fprintf(e.stdout, "onnxruntime: not loaded: %v\n", err)
+	} else {
+		fmt.Fprintf(e.stdout, "onnxruntime %s (%s)\n", ort.GetVersion(), p)
+	}
+	return nil
 }

@@ -11,7 +11,7 @@ import (
 
 // TestReaderMemoryBounded streams generated profiles of 20 MB and 200 MB,
 // never held in memory, and checks that the heap grows by less than 32 MB
-// (DESIGN.md's budget) and no more for the larger one.
+// (docs/ARCHITECTURE.md, "Budgets") and no more for the larger one.
 func TestReaderMemoryBounded(t *testing.T) {
 	lines := eventLines(t, loadReal(t))
 	small, big := int64(20<<20), int64(200<<20)

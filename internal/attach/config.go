@@ -4,6 +4,8 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ortel-dev/ortel/internal/configerr"
 )
 
 // ScopeName is the instrumentation scope of what attach emits.
@@ -57,4 +59,27 @@ func newConfig(opts []Option) config {
 		c.mp = otel.GetMeterProvider()
 	}
 	return c
+}
+
+// Validate checks what opts ask Start for, before anything is probed:
+// something to attach to, and not both process ids and a library (a
+// process that maps the library would be probed twice). Its errors name
+// the options as {PIDs} and {Library} (configerr). Start checks the same.
+func Validate(opts ...Option) error {
+	return newConfig(opts).validate()
+}
+
+func (c config) validate() error {
+	switch {
+	case len(c.pids) == 0 && c.lib == "":
+		return configerr.New("attach", "nothing to attach to: give {PIDs} (repeatable) or {Library}")
+	case len(c.pids) > 0 && c.lib != "":
+		return configerr.New("attach", "give {PIDs} or {Library}, not both (a process that maps the library would be probed twice)")
+	}
+	for _, pid := range c.pids {
+		if pid <= 0 {
+			return configerr.New("attach", "{PIDs} %d: want a process id, a whole number above 0", pid)
+		}
+	}
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	upstream "go.opentelemetry.io/otel/semconv/v1.43.0"
 
+	"github.com/ortel-dev/ortel/internal/configerr"
 	"github.com/ortel-dev/ortel/receivers/podattr"
 )
 
@@ -25,7 +26,7 @@ var ErrPython = errors.New("it runs ONNX Runtime from Python; the Python binding
 
 // ErrNoORT is returned for a process that has no ONNX Runtime library
 // mapped.
-var ErrNoORT = errors.New("it has no ONNX Runtime library loaded (no mapped file exports OrtGetApiBase); attach a process after it loaded onnxruntime, or use --lib PATH to catch every process that loads that library")
+var ErrNoORT error = configerr.New("attach", "it has no ONNX Runtime library loaded (no mapped file exports OrtGetApiBase); attach a process after it loaded onnxruntime, or use {Library} to catch every process that loads that library")
 
 // Mapping is one file-backed line of /proc/PID/maps.
 type Mapping struct {

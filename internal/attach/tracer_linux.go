@@ -56,12 +56,8 @@ type Stats struct {
 // the probes. Nothing stays attached when it returns an error.
 func Start(opts ...Option) (*Tracer, error) {
 	cfg := newConfig(opts)
-	if len(cfg.pids) == 0 && cfg.lib == "" {
-		return nil, errors.New("nothing to attach to: give process ids or a library path")
-	}
-	if len(cfg.pids) > 0 && cfg.lib != "" {
-		// Both would probe a process twice when it maps that library.
-		return nil, errors.New("give process ids or a library path, not both")
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	slices.Sort(cfg.pids)
 	cfg.pids = slices.Compact(cfg.pids) // a process probed twice would count its runs twice

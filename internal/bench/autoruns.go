@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -50,16 +49,6 @@ func (a *AutoRuns) defaults() {
 	if a.MaxRuns <= 0 {
 		a.MaxRuns = DefaultAutoMaxRuns
 	}
-}
-
-func (a *AutoRuns) check() error {
-	if !(a.Percentile > 0 && a.Percentile < 100) {
-		return fmt.Errorf("--runs auto: the percentile %v must be between 0 and 100", a.Percentile)
-	}
-	if !(a.Width > 0) || math.IsInf(a.Width, 0) {
-		return fmt.Errorf("--runs auto: the interval width %v must be a positive fraction", a.Width)
-	}
-	return nil
 }
 
 // interval is the rule's interval over latencies (any order).

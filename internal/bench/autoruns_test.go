@@ -114,8 +114,8 @@ func TestAutoRunsRejected(t *testing.T) {
 		{Auto: &AutoRuns{}, Generate: 4},
 	} {
 		c.defaults()
-		if err := c.check(); err == nil || !strings.Contains(err.Error(), "auto") {
-			t.Errorf("%+v: err %v, want one naming --runs auto", c, err)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "Auto") {
+			t.Errorf("%+v: err %v, want one naming Auto", c, err)
 		}
 	}
 }

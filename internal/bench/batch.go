@@ -15,7 +15,7 @@ import (
 // maxBatchSizes bounds one sweep.
 const maxBatchSizes = 32
 
-// ParseBatches parses a --batch value: one size (8) or a sweep of sizes
+// ParseBatches reads batch sizes: one size (8) or a sweep of sizes
 // (1,2,4,8,16), each a whole number of 1 or more, none twice.
 func ParseBatches(s string) ([]int64, error) {
 	parts := strings.Split(s, ",")
@@ -24,15 +24,15 @@ func ParseBatches(s string) ([]int64, error) {
 		p = strings.TrimSpace(p)
 		n, err := strconv.ParseInt(p, 10, 64)
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("--batch %q: %q is not a whole number of 1 or more (want a size such as 8, or a list such as 1,2,4,8)", s, p)
+			return nil, invalid("{Batches} %q: %q is not a whole number of 1 or more (want a size such as 8, or a list such as 1,2,4,8)", s, p)
 		}
 		if slices.Contains(out, n) {
-			return nil, fmt.Errorf("--batch %q: size %d is given twice", s, n)
+			return nil, invalid("{Batches} %q: size %d is given twice", s, n)
 		}
 		out = append(out, n)
 	}
 	if len(out) > maxBatchSizes {
-		return nil, fmt.Errorf("--batch %q: %d sizes; a sweep takes at most %d", s, len(out), maxBatchSizes)
+		return nil, invalid("{Batches} %q: %d sizes; a sweep takes at most %d", s, len(out), maxBatchSizes)
 	}
 	return out, nil
 }

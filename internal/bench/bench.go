@@ -183,47 +183,11 @@ func (c *Config) defaults() {
 	if c.PromptTokens <= 0 {
 		c.PromptTokens = DefaultPromptTokens
 	}
-}
-
-// check rejects combinations that mean nothing.
-func (c *Config) check() error {
-	if err := c.Session.check(); err != nil {
-		return err
+	if c.Tune != nil && c.Tune.Rounds == 0 {
+		t := *c.Tune
+		t.Rounds = DefaultTuneRounds
+		c.Tune = &t
 	}
-	switch c.Scenario {
-	case SingleStream, Concurrent, Server, Offline:
-	default:
-		return fmt.Errorf("unknown scenario %q", c.Scenario)
-	}
-	switch {
-	case c.Scenario == SingleStream && c.Concurrency > 1:
-		return fmt.Errorf("the single-stream scenario runs one request at a time; use the concurrent scenario for %d workers", c.Concurrency)
-	case c.Scenario == Server && c.QPS <= 0 && c.SLA == nil:
-		return errors.New("the server scenario needs a target rate (--qps) or an SLA to search the peak rate for (--sla)")
-	case c.Scenario != Server && c.QPS > 0:
-		return errors.New("a target rate (--qps) applies to the server scenario only")
-	case len(c.Batches) > 1 && c.Scenario != SingleStream:
-		return errors.New("a batch sweep measures each size single-stream; leave the scenario at single-stream")
-	case c.Generate > 0 && (len(c.Batches) > 1 || c.Batch > 1):
-		return errors.New("generation runs one sequence at a time (batch 1); drop the batch size")
-	case c.Generate > 0 && c.Scenario != SingleStream:
-		return errors.New("generation runs single-stream; leave the scenario at single-stream")
-	case c.Generate > 0 && c.SLA != nil:
-		return errors.New("an SLA checks request latency; with generation, read the time to first token and per output token instead")
-	case c.Sessions == PerWorkerSessions && c.Concurrency < 2:
-		return errors.New("one session per worker needs 2 workers or more")
-	case c.Auto != nil && (c.Scenario == Server || c.Scenario == Offline):
-		return fmt.Errorf("--runs auto runs a closed loop until the interval is narrow enough; the %s scenario needs a number of requests or a duration", c.Scenario)
-	case c.Auto != nil && (len(c.Batches) > 1 || c.Generate > 0):
-		return errors.New("--runs auto applies to one measured phase; give the batch sweep or the generation a number of runs")
-	}
-	if err := c.checkTune(); err != nil {
-		return err
-	}
-	if c.Auto != nil {
-		return c.Auto.check()
-	}
-	return nil
 }
 
 func (c *Config) progress(format string, args ...any) {
@@ -235,7 +199,7 @@ func (c *Config) progress(format string, args ...any) {
 // Run benches the model. ONNX Runtime must be initialized.
 func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	cfg.defaults()
-	if err := cfg.check(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	rep := &report.Report{
@@ -464,7 +428,7 @@ func (b *bench) openSessions(ctx context.Context, inputNames []string) error {
 	if p := cfg.Session.SaveOptimized; p != "" {
 		st, err := os.Stat(p)
 		if err != nil {
-			return fmt.Errorf("--save-optimized %s: ONNX Runtime wrote no optimized model: %w", p, err)
+			return invalid("{Session.SaveOptimized} %s: ONNX Runtime wrote no optimized model: %w", p, err)
 		}
 		rep.Notes = append(rep.Notes, fmt.Sprintf("optimized model (optimization level %s) written to %s, %d bytes", rep.Config.Session.OptLevel, p, st.Size()))
 	}
@@ -916,12 +880,12 @@ func (c *Config) configure(o *ort.SessionOptions) error {
 func (c *Config) threads(o *ort.SessionOptions) error {
 	if c.IntraOpThreads > 0 {
 		if err := o.SetIntraOpNumThreads(c.IntraOpThreads); err != nil {
-			return fmt.Errorf("--threads %d: %w", c.IntraOpThreads, err)
+			return invalid("{IntraOpThreads} %d: %w", c.IntraOpThreads, err)
 		}
 	}
 	if c.InterOpThreads > 0 {
 		if err := o.SetInterOpNumThreads(c.InterOpThreads); err != nil {
-			return fmt.Errorf("--inter-threads %d: %w", c.InterOpThreads, err)
+			return invalid("{InterOpThreads} %d: %w", c.InterOpThreads, err)
 		}
 	}
 	return nil

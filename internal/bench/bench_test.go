@@ -442,16 +442,16 @@ func TestRunRejects(t *testing.T) {
 		cfg     Config
 		wantErr string
 	}{
-		{"server without rate", Config{Scenario: Server}, "--qps"},
-		{"rate without server", Config{QPS: 5}, "server scenario only"},
-		{"single-stream with workers", Config{Concurrency: 3}, "concurrent scenario"},
+		{"server without rate", Config{Scenario: Server}, "target rate (QPS 20)"},
+		{"rate without server", Config{QPS: 5}, "QPS applies to Scenario server only"},
+		{"single-stream with workers", Config{Concurrency: 3}, "needs Scenario concurrent"},
 		{"sweep under load", Config{Scenario: Concurrent, Batches: []int64{1, 2}}, "single-stream"},
-		{"generation in batches", Config{Generate: 4, Batch: 2}, "batch 1"},
+		{"generation in batches", Config{Generate: 4, Batch: 2}, "one sequence at a time"},
 		{"generation with an SLA", Config{Generate: 4, SLA: sla}, "time to first token"},
 		{"per-worker with one worker", Config{Scenario: Server, QPS: 1, Sessions: PerWorkerSessions}, "2 workers"},
 		{"sweep on a fixed batch", Config{Batches: []int64{1, 2}}, "dynamic batch"},
-		{"generation on a non-decoder", Config{Generate: 4}, "is not one --generate can feed"},
-		{"unknown scenario", Config{Scenario: "bursty"}, "unknown scenario"},
+		{"generation on a non-decoder", Config{Generate: 4}, "is not one Generate can feed"},
+		{"unknown scenario", Config{Scenario: "bursty"}, `Scenario "bursty": want one of`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,7 +19,7 @@ func ExampleParseSLA() {
 	// 20ms 99
 	// 20ms 95
 	// 1.5s 99.9
-	// error: --sla "20": "20" is not a positive duration (for example 20ms, or 20ms@p95 for a percentile other than p99)
+	// error: SLA "20": "20" is not a positive duration (for example 20ms, or 20ms@p95 for a percentile other than p99)
 }
 
 func ExampleParseBatches() {
@@ -29,7 +29,7 @@ func ExampleParseBatches() {
 	fmt.Println(err)
 	// Output:
 	// [1 2 4 8 16] true
-	// --batch "4,4": size 4 is given twice
+	// Batches "4,4": size 4 is given twice
 }
 
 func ExampleParseScenario() {
@@ -39,7 +39,7 @@ func ExampleParseScenario() {
 	fmt.Println(err)
 	// Output:
 	// server
-	// --scenario "bursty": want one of single-stream, concurrent, server, offline
+	// Scenario "bursty": want one of single-stream, concurrent, server, offline
 }
 
 // The intra-op thread counts a tuning sweep tries by default, by the

@@ -142,7 +142,7 @@ func describeDecoder(path string, ins, outs []ort.InputOutputInfo, opt decoderOp
 		default:
 			m := pastRe.FindStringSubmatch(i.Name)
 			if m == nil {
-				return nil, fmt.Errorf("model %q: input %q is not one --generate can feed (it feeds input_ids, attention_mask, position_ids, use_cache_branch, encoder_hidden_states, num_logits_to_keep and past_key_values.<layer>[.decoder|.encoder].key/value)", path, i.Name)
+				return nil, invalid("model %q: input %q is not one {Generate} can feed (it feeds input_ids, attention_mask, position_ids, use_cache_branch, encoder_hidden_states, num_logits_to_keep and past_key_values.<layer>[.decoder|.encoder].key/value)", path, i.Name)
 			}
 			layer, _ := strconv.Atoi(m[1])
 			slot = cacheSlot{layer: layer, cross: m[2] == "encoder", key: m[3] == "key"}
@@ -152,13 +152,13 @@ func describeDecoder(path string, ins, outs []ort.InputOutputInfo, opt decoderOp
 			d.pastOf[slot] = k
 			layers[layer] = true
 			if len(i.Dimensions) != 4 || i.Dimensions[1] <= 0 || i.Dimensions[3] <= 0 {
-				return nil, fmt.Errorf("model %q: input %q is declared %s; --generate needs [batch, heads, past_sequence, head_dim] with fixed heads and head_dim", path, i.Name, dimsText(i.Dimensions))
+				return nil, invalid("model %q: input %q is declared %s; {Generate} needs [batch, heads, past_sequence, head_dim] with fixed heads and head_dim", path, i.Name, dimsText(i.Dimensions))
 			}
 			if i.Dimensions[1]*i.Dimensions[3] > maxCacheRow || i.Dimensions[1] > maxCacheRow || i.Dimensions[3] > maxCacheRow {
-				return nil, fmt.Errorf("model %q: input %q is declared %s: %d heads of %d is more than --generate feeds (at most %d values per token)", path, i.Name, dimsText(i.Dimensions), i.Dimensions[1], i.Dimensions[3], maxCacheRow)
+				return nil, invalid("model %q: input %q is declared %s: %d heads of %d is more than {Generate} feeds (at most %d values per token)", path, i.Name, dimsText(i.Dimensions), i.Dimensions[1], i.Dimensions[3], maxCacheRow)
 			}
 			if i.DataType != ort.TensorElementDataTypeFloat {
-				return nil, fmt.Errorf("model %q: input %q holds %s; --generate feeds float32 caches (the Go binding copies float16 outputs short, so a float16 export cannot run here: take its float32 or quantized export)", path, i.Name, dtypeName(i.DataType))
+				return nil, invalid("model %q: input %q holds %s; {Generate} feeds float32 caches (the Go binding copies float16 outputs short, so a float16 export cannot run here: take its float32 or quantized export)", path, i.Name, dtypeName(i.DataType))
 			}
 			h, hd := int(i.Dimensions[1]), int(i.Dimensions[3])
 			if !slot.cross {
@@ -172,7 +172,7 @@ func describeDecoder(path string, ins, outs []ort.InputOutputInfo, opt decoderOp
 		d.inSlot = append(d.inSlot, slot)
 	}
 	if !hasIDs || len(layers) == 0 {
-		return nil, fmt.Errorf("model %q is not a decoder with a key/value cache: --generate needs inputs input_ids and past_key_values.<layer>.key/value", path)
+		return nil, invalid("model %q is not a decoder with a key/value cache: {Generate} needs inputs input_ids and past_key_values.<layer>.key/value", path)
 	}
 	for l := range layers {
 		for _, cross := range []bool{false, true} {
@@ -213,14 +213,14 @@ func describeDecoder(path string, ins, outs []ort.InputOutputInfo, opt decoderOp
 		return nil, fmt.Errorf("model %q: %d present.* outputs for %d past_key_values.* inputs", path, presents, len(d.pastOf))
 	}
 	if d.vocab == 0 {
-		return nil, fmt.Errorf("model %q: output logits is declared %s; --generate needs a fixed vocabulary size as its last dimension", path, dimsText(outs[d.logits].Dimensions))
+		return nil, invalid("model %q: output logits is declared %s; {Generate} needs a fixed vocabulary size as its last dimension", path, dimsText(outs[d.logits].Dimensions))
 	}
 	if lt := outs[d.logits].DataType; lt != ort.TensorElementDataTypeFloat {
-		return nil, fmt.Errorf("model %q: output logits holds %s; --generate reads float32 logits", path, dtypeName(lt))
+		return nil, invalid("model %q: output logits holds %s; {Generate} reads float32 logits", path, dtypeName(lt))
 	}
 	if encDims != nil {
 		if len(encDims) != 3 || encDims[2] <= 0 {
-			return nil, fmt.Errorf("model %q: input encoder_hidden_states is declared %s; --generate needs [batch, encoder_sequence, hidden] with a fixed hidden size", path, dimsText(encDims))
+			return nil, invalid("model %q: input encoder_hidden_states is declared %s; {Generate} needs [batch, encoder_sequence, hidden] with a fixed hidden size", path, dimsText(encDims))
 		}
 		d.encoderTokens = int(encDims[1])
 		if opt.encoderTokens > 0 {
@@ -234,10 +234,10 @@ func describeDecoder(path string, ins, outs []ort.InputOutputInfo, opt decoderOp
 			d.encoderTokens = int(s[1])
 		}
 		if d.encoderTokens <= 0 {
-			return nil, fmt.Errorf("model %q: input encoder_hidden_states has a symbolic length; give it with --encoder-tokens (Whisper: 1500)", path)
+			return nil, invalid("model %q: input encoder_hidden_states has a symbolic length; give it with {EncoderTokens} (Whisper: 1500)", path)
 		}
 		if n := int64(d.encoderTokens) * encDims[2]; d.encoderTokens > maxEncoderTokens || encDims[2] > maxEncoderTokens || n > maxEncoderElements {
-			return nil, fmt.Errorf("model %q: encoder_hidden_states of %d × %d values is more than --generate feeds (at most %d)", path, d.encoderTokens, encDims[2], int64(maxEncoderElements))
+			return nil, invalid("model %q: encoder_hidden_states of %d × %d values is more than {Generate} feeds (at most %d)", path, d.encoderTokens, encDims[2], int64(maxEncoderElements))
 		}
 	}
 	if opt.encoderStates != nil && encDims == nil {
@@ -480,7 +480,7 @@ func dtypeName(t ort.TensorElementDataType) string {
 func argmaxLast(v ort.Value) (int64, error) {
 	t, ok := v.(*ort.Tensor[float32])
 	if !ok {
-		return 0, fmt.Errorf("logits are %T; --generate reads float32 logits", v)
+		return 0, invalid("logits are %T; {Generate} reads float32 logits", v)
 	}
 	shape := t.GetShape()
 	if len(shape) != 3 || shape[2] <= 0 || shape[1] <= 0 {

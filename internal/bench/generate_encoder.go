@@ -45,7 +45,7 @@ func runEncoder(path string, shapes map[string][]int64, seed uint64) (*encoderRu
 	s := out[0].GetShape()
 	if _, ok := out[0].(*ort.Tensor[float32]); !ok || len(s) != 3 || s[0] != 1 {
 		out[0].Destroy()
-		return nil, fmt.Errorf("encoder %q: output %q has shape %v; --generate feeds float32 [1, sequence, hidden] states", path, outs[0].Name, s)
+		return nil, invalid("encoder %q: output %q has shape %v; {Generate} feeds float32 [1, sequence, hidden] states", path, outs[0].Name, s)
 	}
 	desc := ""
 	for i, sp := range in.Specs {

@@ -68,7 +68,7 @@ func TestDescribeDecoder(t *testing.T) {
 		outs    []ort.InputOutputInfo
 		wantErr string
 	}{
-		{"not a decoder", []ort.InputOutputInfo{{Name: "x", Dimensions: ort.NewShape(1, 16)}}, nil, `input "x" is not one --generate can feed`},
+		{"not a decoder", []ort.InputOutputInfo{{Name: "x", Dimensions: ort.NewShape(1, 16)}}, nil, `input "x" is not one Generate can feed`},
 		{"no cache", []ort.InputOutputInfo{{Name: "input_ids", Dimensions: ort.NewShape(-1, -1)}, {Name: "attention_mask", Dimensions: ort.NewShape(-1, -1)}}, nil, "not a decoder with a key/value cache"},
 		{"dynamic heads", []ort.InputOutputInfo{
 			{Name: "input_ids", Dimensions: ort.NewShape(-1, -1)}, {Name: "attention_mask", Dimensions: ort.NewShape(-1, -1)},
@@ -94,7 +94,7 @@ func TestDescribeDecoder(t *testing.T) {
 			{Name: "input_ids", Dimensions: ort.NewShape(-1, -1)},
 			{Name: "encoder_hidden_states", Dimensions: ort.NewShape(-1, -1, 16), DataType: f32},
 			{Name: "past_key_values.0.decoder.key", Dimensions: ort.NewShape(-1, 2, -1, 8), DataType: f32}, {Name: "past_key_values.0.decoder.value", Dimensions: ort.NewShape(-1, 2, -1, 8), DataType: f32},
-		}, []ort.InputOutputInfo{{Name: "logits", Dimensions: ort.NewShape(-1, -1, 10), DataType: f32}, {Name: "present.0.decoder.key"}, {Name: "present.0.decoder.value"}}, "--encoder-tokens"},
+		}, []ort.InputOutputInfo{{Name: "logits", Dimensions: ort.NewShape(-1, -1, 10), DataType: f32}, {Name: "present.0.decoder.key"}, {Name: "present.0.decoder.value"}}, "EncoderTokens"},
 		{"encoder key without value", []ort.InputOutputInfo{
 			{Name: "input_ids", Dimensions: ort.NewShape(-1, -1)},
 			{Name: "past_key_values.0.decoder.key", Dimensions: ort.NewShape(-1, 2, -1, 8), DataType: f32}, {Name: "past_key_values.0.decoder.value", Dimensions: ort.NewShape(-1, 2, -1, 8), DataType: f32},
@@ -275,11 +275,11 @@ func TestDescribeDecoderBounds(t *testing.T) {
 	}
 	outs := []ort.InputOutputInfo{{Name: "logits", Dimensions: ort.NewShape(-1, -1, 10), DataType: f32},
 		{Name: "present.0.key"}, {Name: "present.0.value"}}
-	if _, err := describeDecoder("m.onnx", past(1<<40, 1<<40), outs, decoderOptions{}); err == nil || !strings.Contains(err.Error(), "more than --generate feeds") {
+	if _, err := describeDecoder("m.onnx", past(1<<40, 1<<40), outs, decoderOptions{}); err == nil || !strings.Contains(err.Error(), "more than Generate feeds") {
 		t.Errorf("2^40 heads of 2^40: %v", err)
 	}
 	enc := append(past(2, 8), ort.InputOutputInfo{Name: "encoder_hidden_states", Dimensions: ort.NewShape(-1, 1<<20, 1<<20), DataType: f32})
-	if _, err := describeDecoder("m.onnx", enc, outs, decoderOptions{}); err == nil || !strings.Contains(err.Error(), "more than --generate feeds") {
+	if _, err := describeDecoder("m.onnx", enc, outs, decoderOptions{}); err == nil || !strings.Contains(err.Error(), "more than Generate feeds") {
 		t.Errorf("encoder states of 2^40 values: %v", err)
 	}
 }

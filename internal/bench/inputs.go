@@ -40,43 +40,44 @@ func (in *Inputs) Destroy() {
 	in.Values = nil
 }
 
-// ParseShapes parses --shape flags: NAME=D1,D2,... (or D1xD2x...).
+// ParseShapes reads whole input shapes: NAME=D1,D2,... (or D1xD2x...).
 func ParseShapes(flags []string) (map[string][]int64, error) {
 	out := make(map[string][]int64, len(flags))
 	for _, f := range flags {
 		name, dims, ok := strings.Cut(f, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || strings.TrimSpace(dims) == "" {
-			return nil, fmt.Errorf("--shape %q: want NAME=D1,D2,... (for example x=1,3,640,640)", f)
+			return nil, invalid("{Shapes} %q: want NAME=D1,D2,... (for example x=1,3,640,640)", f)
 		}
 		parts := strings.FieldsFunc(dims, func(r rune) bool { return r == ',' || r == 'x' || r == 'X' })
 		shape := make([]int64, 0, len(parts))
 		for _, p := range parts {
 			n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("--shape %q: dimension %q is not a whole number, 0 or more", f, p)
+				return nil, invalid("{Shapes} %q: dimension %q is not a whole number, 0 or more", f, p)
 			}
 			shape = append(shape, n)
 		}
 		if _, dup := out[name]; dup {
-			return nil, fmt.Errorf("--shape %q: input %q is given twice", f, name)
+			return nil, invalid("{Shapes} %q: input %q is given twice", f, name)
 		}
 		out[name] = shape
 	}
 	return out, nil
 }
 
-// ParseValues parses --value flags: NAME=NUMBER (every element is NUMBER).
+// ParseValues reads constant input values: NAME=NUMBER (every element is
+// NUMBER).
 func ParseValues(flags []string) (map[string]string, error) {
 	out := make(map[string]string, len(flags))
 	for _, f := range flags {
 		name, v, ok := strings.Cut(f, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("--value %q: want NAME=NUMBER (for example sr=16000)", f)
+			return nil, invalid("{Values} %q: want NAME=NUMBER (for example sr=16000)", f)
 		}
 		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
-			return nil, fmt.Errorf("--value %q: %q is not a number", f, v)
+			return nil, invalid("{Values} %q: %q is not a number", f, v)
 		}
 		out[name] = strings.TrimSpace(v)
 	}
@@ -94,10 +95,10 @@ func Synthesize(info []ort.InputOutputInfo, shapes, defaults map[string][]int64,
 	for _, i := range info {
 		known[i.Name] = true
 	}
-	if err := unknownNames(keys(shapes), known, "--shape"); err != nil {
+	if err := unknownNames(keys(shapes), known, "Shapes"); err != nil {
 		return nil, err
 	}
-	if err := unknownNames(keys(values), known, "--value"); err != nil {
+	if err := unknownNames(keys(values), known, "Values"); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -146,7 +147,7 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
-func unknownNames(given []string, known map[string]bool, flag string) error {
+func unknownNames(given []string, known map[string]bool, field string) error {
 	var bad []string
 	for _, k := range given {
 		if !known[k] {
@@ -159,18 +160,18 @@ func unknownNames(given []string, known map[string]bool, flag string) error {
 	sort.Strings(bad)
 	all := keys(known)
 	sort.Strings(all)
-	return fmt.Errorf("%s names input %q, but the model's inputs are: %s", flag, bad[0], strings.Join(all, ", "))
+	return invalid("{"+field+"} names input %q, but the model's inputs are: %s", bad[0], strings.Join(all, ", "))
 }
 
 func resolveShape(i ort.InputOutputInfo, given []int64, batch int64) ([]int64, error) {
 	decl := i.Dimensions
 	if given != nil {
 		if len(given) != len(decl) {
-			return nil, fmt.Errorf("--shape for input %q has %d dimensions, but the model declares %d: %v", i.Name, len(given), len(decl), []int64(decl))
+			return nil, invalid("{Shapes} for input %q has %d dimensions, but the model declares %d: %v", i.Name, len(given), len(decl), []int64(decl))
 		}
 		for d := range decl {
 			if decl[d] >= 0 && given[d] != decl[d] {
-				return nil, fmt.Errorf("--shape for input %q sets dimension %d to %d, but the model fixes it at %d (declared %v)", i.Name, d, given[d], decl[d], []int64(decl))
+				return nil, invalid("{Shapes} for input %q sets dimension %d to %d, but the model fixes it at %d (declared %v)", i.Name, d, given[d], decl[d], []int64(decl))
 			}
 		}
 		return append([]int64{}, given...), nil
@@ -184,7 +185,7 @@ func resolveShape(i ort.InputOutputInfo, given []int64, batch int64) ([]int64, e
 			shape[d] = batch
 			continue
 		}
-		return nil, fmt.Errorf("input %q has dynamic dimensions (declared %v): give them with --shape %s=%s", i.Name, []int64(decl), i.Name, example(decl, batch))
+		return nil, invalid("input %q has dynamic dimensions (declared %v): give them with {Shapes} %s=%s", i.Name, []int64(decl), i.Name, example(decl, batch))
 	}
 	return shape, nil
 }

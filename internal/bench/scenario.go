@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -31,7 +30,7 @@ const (
 // Scenarios lists the scenarios in the order the usage text gives them.
 var Scenarios = []Scenario{SingleStream, Concurrent, Server, Offline}
 
-// ParseScenario parses a --scenario value.
+// ParseScenario reads a scenario's name (any case).
 func ParseScenario(s string) (Scenario, error) {
 	for _, sc := range Scenarios {
 		if strings.EqualFold(strings.TrimSpace(s), string(sc)) {
@@ -42,7 +41,7 @@ func ParseScenario(s string) (Scenario, error) {
 	for i, sc := range Scenarios {
 		names[i] = string(sc)
 	}
-	return "", fmt.Errorf("--scenario %q: want one of %s", s, strings.Join(names, ", "))
+	return "", invalid("{Scenario} %q: want one of %s", s, strings.Join(names, ", "))
 }
 
 // latencyFrom says where a request's latency starts in the scenario.
@@ -80,5 +79,5 @@ func ParseSessionMode(s string) (SessionMode, error) {
 	case string(PerWorkerSessions):
 		return PerWorkerSessions, nil
 	}
-	return "", fmt.Errorf("--sessions %q: want shared or per-worker", s)
+	return "", invalid("{Sessions} %q: want shared or per-worker", s)
 }

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -149,13 +148,52 @@ func ParseProvider(s string) (Provider, error) {
 		s, strings.Join(ProviderNames(), ", "))
 }
 
+// ParseProviders reads a comma-separated list of providers in order of
+// preference, as ParseProvider reads each ("" gives none: CPU only).
+func ParseProviders(list string) ([]Provider, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	var out []Provider
+	for _, name := range strings.Split(list, ",") {
+		p, err := ParseProvider(name)
+		if err != nil {
+			return nil, invalid("{Session.Providers} %q: %w", list, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// ParseKeyValues reads KEY=VALUE entries into a map for field
+// (Session.Config, Session.ProviderOptions); a key given twice is an
+// error. No entries give nil.
+func ParseKeyValues(field string, kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, invalid("{"+field+"} %q: want KEY=VALUE", kv)
+		}
+		if _, dup := out[k]; dup {
+			return nil, invalid("{"+field+"}: %s given twice", k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
 // ParseOptLevel checks an --opt-level value.
 func ParseOptLevel(s string) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(s)); v {
 	case "", "disable", "basic", "extended", "all":
 		return v, nil
 	}
-	return "", fmt.Errorf("--opt-level %q: want disable, basic, extended or all", s)
+	return "", invalid("{Session.OptLevel} %q: want disable, basic, extended or all", s)
 }
 
 // ParseExecutionMode checks an --execution-mode value.
@@ -164,7 +202,7 @@ func ParseExecutionMode(s string) (string, error) {
 	case "", "sequential", "parallel":
 		return v, nil
 	}
-	return "", fmt.Errorf("--execution-mode %q: want sequential or parallel", s)
+	return "", invalid("{Session.ExecutionMode} %q: want sequential or parallel", s)
 }
 
 var optLevels = map[string]ort.GraphOptimizationLevel{
@@ -174,8 +212,8 @@ var optLevels = map[string]ort.GraphOptimizationLevel{
 	"all":      ort.GraphOptimizationLevelEnableAll,
 }
 
-// check validates the options before any session exists.
-func (s *SessionOptions) check() error {
+// validate checks the options before any session exists.
+func (s *SessionOptions) validate() error {
 	if _, err := ParseOptLevel(s.OptLevel); err != nil {
 		return err
 	}
@@ -183,7 +221,7 @@ func (s *SessionOptions) check() error {
 		return err
 	}
 	if len(s.ProviderOptions) > 0 && s.accelerator() == nil {
-		return errors.New("--provider-option applies to an execution provider other than cpu; name one with --provider")
+		return invalid("{Session.ProviderOptions} applies to an execution provider other than cpu; name one with {Session.Providers}")
 	}
 	return nil
 }
@@ -222,17 +260,17 @@ func (s *SessionOptions) checkAvailable() error {
 func (s *SessionOptions) apply(o *ort.SessionOptions, save bool) error {
 	if s.OptLevel != "" {
 		if err := o.SetGraphOptimizationLevel(optLevels[s.OptLevel]); err != nil {
-			return fmt.Errorf("--opt-level %s: %w", s.OptLevel, err)
+			return invalid("{Session.OptLevel} %s: %w", s.OptLevel, err)
 		}
 	}
 	switch s.ExecutionMode {
 	case "sequential":
 		if err := o.SetExecutionMode(ort.ExecutionModeSequential); err != nil {
-			return fmt.Errorf("--execution-mode sequential: %w", err)
+			return invalid("{Session.ExecutionMode} sequential: %w", err)
 		}
 	case "parallel":
 		if err := o.SetExecutionMode(ort.ExecutionModeParallel); err != nil {
-			return fmt.Errorf("--execution-mode parallel: %w", err)
+			return invalid("{Session.ExecutionMode} parallel: %w", err)
 		}
 	}
 	keys := make([]string, 0, len(s.Config))
@@ -242,7 +280,7 @@ func (s *SessionOptions) apply(o *ort.SessionOptions, save bool) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if err := o.AddSessionConfigEntry(k, s.Config[k]); err != nil {
-			return fmt.Errorf("--session-config %s=%s: %w", k, s.Config[k], err)
+			return invalid("{Session.Config} %s=%s: %w", k, s.Config[k], err)
 		}
 	}
 	acc := s.accelerator()
@@ -263,10 +301,10 @@ func (s *SessionOptions) apply(o *ort.SessionOptions, save bool) error {
 	}
 	if save && s.SaveOptimized != "" {
 		if err := os.MkdirAll(filepath.Dir(s.SaveOptimized), 0o755); err != nil {
-			return fmt.Errorf("--save-optimized %s: %w", s.SaveOptimized, err)
+			return invalid("{Session.SaveOptimized} %s: %w", s.SaveOptimized, err)
 		}
 		if err := o.SetOptimizedModelFilePath(s.SaveOptimized); err != nil {
-			return fmt.Errorf("--save-optimized %s: %w", s.SaveOptimized, err)
+			return invalid("{Session.SaveOptimized} %s: %w", s.SaveOptimized, err)
 		}
 	}
 	return nil

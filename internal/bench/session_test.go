@@ -108,13 +108,13 @@ func TestParseSessionFlags(t *testing.T) {
 		t.Errorf("ParseProvider(gpu) = %v, want the known names", err)
 	}
 	if _, err := ParseOptLevel("max"); err == nil {
-		t.Error("--opt-level max accepted")
+		t.Error("optimization level max accepted")
 	}
 	if _, err := ParseExecutionMode("async"); err == nil {
-		t.Error("--execution-mode async accepted")
+		t.Error("execution mode async accepted")
 	}
 	s := SessionOptions{ProviderOptions: map[string]string{"device_id": "0"}}
-	if err := s.check(); err == nil {
+	if err := s.validate(); err == nil {
 		t.Error("provider options without a provider other than cpu accepted")
 	}
 }

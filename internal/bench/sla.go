@@ -23,20 +23,20 @@ type SLA struct {
 // DefaultSLAPercentile is the percentile of an SLA given without one.
 const DefaultSLAPercentile = 99
 
-// ParseSLA parses an --sla value: a duration, optionally followed by @p and
+// ParseSLA reads an SLA: a duration, optionally followed by @p and
 // a percentile: 20ms (p99), 20ms@p95, 1.5s@p99.9.
 func ParseSLA(s string) (SLA, error) {
 	d, p, hasP := strings.Cut(strings.TrimSpace(s), "@")
 	th, err := time.ParseDuration(strings.TrimSpace(d))
 	if err != nil || th <= 0 {
-		return SLA{}, fmt.Errorf("--sla %q: %q is not a positive duration (for example 20ms, or 20ms@p95 for a percentile other than p99)", s, d)
+		return SLA{}, invalid("{SLA} %q: %q is not a positive duration (for example 20ms, or 20ms@p95 for a percentile other than p99)", s, d)
 	}
 	sla := SLA{Threshold: th, Percentile: DefaultSLAPercentile}
 	if hasP {
 		v := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(p)), "p")
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f > 0 && f < 100) {
-			return SLA{}, fmt.Errorf("--sla %q: the percentile %q must be p followed by a number between 0 and 100, such as p99 or p99.9", s, p)
+			return SLA{}, invalid("{SLA} %q: the percentile %q must be p followed by a number between 0 and 100, such as p99 or p99.9", s, p)
 		}
 		sla.Percentile = f
 	}

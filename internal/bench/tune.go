@@ -83,26 +83,27 @@ func DefaultTuneThreads(cpus int) []int {
 	return append(out, max(cpus, 1))
 }
 
-// ParseTuneThreads reads a --tune-threads value: thread counts such as
+// ParseTuneThreads reads the thread counts a sweep tries: thread counts such as
 // 1,2,4, each 1 or more, none twice.
 func ParseTuneThreads(s string) ([]int, error) {
 	var out []int
 	for _, p := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("--tune-threads %q: %q is not a thread count of 1 or more (want a list such as 1,2,4)", s, strings.TrimSpace(p))
+			return nil, invalid("{Tune.Threads} %q: %q is not a thread count of 1 or more (want a list such as 1,2,4)", s, strings.TrimSpace(p))
 		}
 		if slices.Contains(out, n) {
-			return nil, fmt.Errorf("--tune-threads %q: %d is given twice", s, n)
+			return nil, invalid("{Tune.Threads} %q: %d is given twice", s, n)
 		}
 		out = append(out, n)
 	}
 	return out, nil
 }
 
-// ParseTuneList reads a comma-separated list of words for flag name with
-// parse checking each; "" gives nil (the default list).
-func ParseTuneList(flagName, s string, parse func(string) (string, error)) ([]string, error) {
+// ParseTuneList reads a comma-separated list of words for field (such as
+// Tune.OptLevels) with parse checking each; "" gives nil (the default
+// list).
+func ParseTuneList(field, s string, parse func(string) (string, error)) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
@@ -110,13 +111,13 @@ func ParseTuneList(flagName, s string, parse func(string) (string, error)) ([]st
 	for _, p := range strings.Split(s, ",") {
 		v, err := parse(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s %q: %w", flagName, s, err)
+			return nil, invalid("{"+field+"} %q: %w", s, err)
 		}
 		if v == "" {
-			return nil, fmt.Errorf("%s %q: an empty item", flagName, s)
+			return nil, invalid("{"+field+"} %q: an empty item", s)
 		}
 		if slices.Contains(out, v) {
-			return nil, fmt.Errorf("%s %q: %s is given twice", flagName, s, v)
+			return nil, invalid("{"+field+"} %q: %s is given twice", s, v)
 		}
 		out = append(out, v)
 	}
@@ -205,7 +206,7 @@ func (t *Tune) configs(cfg *Config) ([]tuneConfig, error) {
 		}
 	}
 	if len(out) > MaxTuneConfigs {
-		return nil, fmt.Errorf("--tune: %d configurations (%d optimization levels × %d thread counts × %d execution modes × %d providers); a sweep takes at most %d: narrow it with --tune-opt-levels, --tune-threads or --tune-execution-modes",
+		return nil, invalid("{Tune}: %d configurations (%d optimization levels × %d thread counts × %d execution modes × %d providers); a sweep takes at most %d: narrow it with {Tune.OptLevels}, {Tune.Threads} or {Tune.ExecutionModes}",
 			len(out), len(opts), len(threads), len(modes), len(provs), MaxTuneConfigs)
 	}
 	return out, nil
@@ -230,33 +231,6 @@ func (c tuneConfig) apply(cfg Config) Config {
 	}
 	cfg.Session = s
 	return cfg
-}
-
-// checkTune rejects what a sweep cannot combine with.
-func (c *Config) checkTune() error {
-	switch {
-	case c.Tune == nil:
-		return nil
-	case c.Scenario != SingleStream:
-		return errors.New("--tune measures every configuration single-stream; drop --scenario")
-	case len(c.Batches) > 1:
-		return errors.New("--tune measures one batch size; give --batch one size")
-	case c.Generate > 0:
-		return errors.New("--tune measures request latency; drop --generate")
-	case c.Auto != nil || c.Duration > 0:
-		return errors.New("--tune gives every configuration --runs runs; --runs auto and --duration do not apply")
-	case c.Session.SaveOptimized != "":
-		return errors.New("--tune creates a session per configuration; save the optimized model of the best one afterwards with its command line and --save-optimized")
-	case c.SLA != nil:
-		return errors.New("--tune ranks configurations by p50; check an SLA on the best one afterwards with its command line")
-	}
-	if c.Tune.Rounds < 0 {
-		return fmt.Errorf("--tune-rounds must be 1 or more (got %d)", c.Tune.Rounds)
-	}
-	if need := TuneMinRuns(); c.Runs > 0 && c.Runs < need {
-		return fmt.Errorf("--tune ranks configurations by their p50 interval, which needs %d runs or more per configuration (--runs %d)", need, c.Runs)
-	}
-	return nil
 }
 
 // tuneEntry is one configuration of a sweep in progress.
@@ -384,7 +358,7 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 			}
 			errs = append(errs, fmt.Errorf("%s: %s", r.Label, r.Error))
 		}
-		return nil, fmt.Errorf("--tune: no configuration of model %q could be measured: %w", cfg.ModelPath, errors.Join(errs...))
+		return nil, invalid("{Tune}: no configuration of model %q could be measured: %w", cfg.ModelPath, errors.Join(errs...))
 	}
 	best := bestEntry(entries, tr.Rows[tr.Best].Label)
 	tr.Command = tr.Rows[tr.Best].Command

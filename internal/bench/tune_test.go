@@ -27,15 +27,15 @@ func TestParseTuneLists(t *testing.T) {
 		t.Errorf("ParseTuneThreads = %v, %v", got, err)
 	}
 	for _, bad := range []string{"", "0", "1,1", "x", "2,-1"} {
-		if _, err := ParseTuneThreads(bad); err == nil || !strings.Contains(err.Error(), "--tune-threads") {
+		if _, err := ParseTuneThreads(bad); err == nil || !strings.Contains(err.Error(), "Tune.Threads") {
 			t.Errorf("ParseTuneThreads(%q) = %v, want an error naming the flag", bad, err)
 		}
 	}
-	if got, err := ParseTuneList("--tune-opt-levels", "Extended,all", ParseOptLevel); err != nil || !slices.Equal(got, []string{"extended", "all"}) {
+	if got, err := ParseTuneList("Tune.OptLevels", "Extended,all", ParseOptLevel); err != nil || !slices.Equal(got, []string{"extended", "all"}) {
 		t.Errorf("ParseTuneList = %v, %v", got, err)
 	}
 	for _, bad := range []string{"all,all", "all,", "fast"} {
-		if _, err := ParseTuneList("--tune-opt-levels", bad, ParseOptLevel); err == nil {
+		if _, err := ParseTuneList("Tune.OptLevels", bad, ParseOptLevel); err == nil {
 			t.Errorf("ParseTuneList(%q) accepted", bad)
 		}
 	}
@@ -171,9 +171,9 @@ func FuzzParseTuneLists(f *testing.F) {
 			}
 		}
 		for _, parse := range []func(string) (string, error){ParseOptLevel, ParseExecutionMode} {
-			ws, err := ParseTuneList("--tune-x", s, parse)
+			ws, err := ParseTuneList("Tune.X", s, parse)
 			if err != nil {
-				if !strings.Contains(err.Error(), "--tune-x") {
+				if !strings.Contains(err.Error(), "Tune.X") {
 					t.Fatalf("error %q does not name the flag", err)
 				}
 				continue

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/analysis"
+	"github.com/ortel-dev/ortel/internal/configerr"
 )
 
 // Config says which series to analyse and how.
@@ -31,15 +32,16 @@ type Config struct {
 // DefaultRecent is Config.Recent's default.
 const DefaultRecent = 10
 
-// Validate reports what is wrong with c, in the history's words.
+// Validate reports what is wrong with c, in the history's words: a
+// *configerr.Error naming the fields ({Metric}, {Detection.PValue}, ...).
 func (c Config) Validate() error {
 	if c.Metric != "" {
 		if _, ok := MetricByName(c.Metric); !ok {
-			return fmt.Errorf("metric %q: want one of %s", c.Metric, MetricNames())
+			return configerr.New("history", "{Metric} %q: want one of %s", c.Metric, MetricNames())
 		}
 	}
 	if c.Recent < 0 {
-		return fmt.Errorf("recent runs %d: want 1 or more, or 0 for the default (%d)", c.Recent, DefaultRecent)
+		return configerr.New("history", "{Recent} %d: want 1 or more, or 0 for the default (%d)", c.Recent, DefaultRecent)
 	}
 	return c.Detection.validate()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/ortel-dev/ortel/internal/configerr"
 )
 
 // Change-point detection: the E-divisive means method (Matteson and James,
@@ -71,15 +73,15 @@ func (d Detection) validate() error {
 	d = d.withDefaults()
 	switch {
 	case !(d.PValue > 0 && d.PValue < 1):
-		return fmt.Errorf("significance level %g: want a probability between 0 and 1, such as 0.001", d.PValue)
+		return configerr.New("history", "{Detection.PValue} %g: the significance level must be a probability between 0 and 1, such as 0.001", d.PValue)
 	case !(d.MinChange >= 0 && d.MinChange < 10):
-		return fmt.Errorf("smallest change %g: want a fraction, 0 or more, such as 0.05 for 5%%", d.MinChange)
+		return configerr.New("history", "{Detection.MinChange} %g: the smallest change must be a fraction, 0 or more, such as 0.05 for 5%%", d.MinChange)
 	case d.MinRuns < 1:
-		return fmt.Errorf("fewest runs on each side of a change %d: want 1 or more", d.MinRuns)
+		return configerr.New("history", "{Detection.MinRuns} %d: the fewest runs on each side of a change must be 1 or more", d.MinRuns)
 	case d.Window < 2*d.MinRuns+1:
-		return fmt.Errorf("window of %d runs cannot hold %d runs on each side of a change", d.Window, d.MinRuns)
+		return configerr.New("history", "the window of %d runs cannot hold {Detection.MinRuns} %d on each side of a change", d.Window, d.MinRuns)
 	case !(d.Confidence > 0 && d.Confidence < 1):
-		return fmt.Errorf("confidence %g: want a probability between 0 and 1, such as 0.95", d.Confidence)
+		return configerr.New("history", "{Detection.Confidence} %g: the confidence must be a probability between 0 and 1, such as 0.95", d.Confidence)
 	}
 	return nil
 }

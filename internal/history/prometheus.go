@@ -3,7 +3,6 @@ package history
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/analysis"
+	"github.com/ortel-dev/ortel/internal/configerr"
 )
 
 // Production series: the same change-point detection over a Prometheus
@@ -52,19 +52,19 @@ func (q PromQuery) Validate() error {
 	u, err := url.Parse(q.URL)
 	switch {
 	case q.URL == "":
-		return errors.New("no Prometheus URL given")
+		return configerr.New("history", "no Prometheus URL given: set {PromQuery.URL}")
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return fmt.Errorf("the Prometheus URL %q: want http://HOST:PORT", q.URL)
+		return configerr.New("history", "{PromQuery.URL} %q: want http://HOST:PORT", q.URL)
 	case !slices.Contains([]float64{0, 0.5, 0.9, 0.95, 0.99, 0.999}, q.Quantile):
-		return fmt.Errorf("quantile %g: want 0.5, 0.9, 0.95, 0.99 or 0.999, or 0 for the mean", q.Quantile)
+		return configerr.New("history", "{PromQuery.Quantile} %g: want 0.5, 0.9, 0.95, 0.99 or 0.999, or 0 for the mean", q.Quantile)
 	case q.Step < 0:
-		return fmt.Errorf("step %s: want a positive duration", q.Step)
+		return configerr.New("history", "{PromQuery.Step} %s: want a positive duration", q.Step)
 	case !q.Start.IsZero() && !q.End.IsZero() && !q.Start.Before(q.End):
-		return fmt.Errorf("range from %s to %s: the start must come before the end", q.Start.Format(time.RFC3339), q.End.Format(time.RFC3339))
+		return configerr.New("history", "{PromQuery.Range} from %s to %s: the start must come before the end", q.Start.Format(time.RFC3339), q.End.Format(time.RFC3339))
 	}
 	for _, l := range q.Labels {
 		if !validLabel(l) {
-			return fmt.Errorf("label %q: want a Prometheus label name", l)
+			return configerr.New("history", "{PromQuery.Labels} %q: want a Prometheus label name", l)
 		}
 	}
 	return nil

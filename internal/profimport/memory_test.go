@@ -31,7 +31,7 @@ func (s *heapSink) Close() error { return nil }
 // TestImportMemoryBounded streams generated profiles (never held whole in
 // memory) of real det runs, and of node events with no model_run at all
 // (everything spilled), and checks that the heap's high-water mark grows by
-// less than 32 MB (DESIGN.md's budget) and does not grow with the input's
+// less than 32 MB (docs/ARCHITECTURE.md, "Budgets") and does not grow with the input's
 // size. It catches the pending events buffered without limit.
 func TestImportMemoryBounded(t *testing.T) {
 	// Collect garbage early (10% over the live heap instead of 100%), so
