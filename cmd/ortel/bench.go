@@ -16,7 +16,6 @@ import (
 	"github.com/ortel-dev/ortel/instrument/views"
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/hardware"
-	"github.com/ortel-dev/ortel/internal/liveview"
 	"github.com/ortel-dev/ortel/internal/models"
 	"github.com/ortel-dev/ortel/internal/report"
 )
@@ -326,7 +325,7 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 	if err != nil {
 		return err
 	}
-	aopts, err := a.analysis.options(progressOf(a.output.quiet, e))
+	acfg, err := a.analysis.config(progressOf(a.output.quiet, e))
 	if err != nil {
 		return err
 	}
@@ -355,7 +354,7 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 	a.wire(&cfg, e, h, od)
 	rep, benchErr := bench.Run(ctx, cfg)
 	if benchErr == nil {
-		benchErr = analyzeAndExport(ctx, rep, h.tel.TracerProvider, h.tel.MeterProvider, aopts)
+		benchErr = analyzeAndExport(ctx, rep, h.tel.TracerProvider, h.tel.MeterProvider, acfg)
 	}
 	// Flush what was recorded even when the bench failed: nothing already
 	// measured is lost.
@@ -436,12 +435,12 @@ func (a *benchAction) harnessConfig(cfg bench.Config, out string) (*bench.OnDema
 	tcfg.Views = views.FromEnv()
 	hc := harnessConfig{telemetry: tcfg, ui: &a.ui, hardware: a.hw.options(2 * time.Second)}
 	if cfg.SLA != nil {
-		hc.uiOptions = append(hc.uiOptions, liveview.WithSLA(cfg.SLA.Threshold, cfg.SLA.Percentile))
+		hc.uiConfig.SLAThreshold, hc.uiConfig.SLAPercentile = cfg.SLA.Threshold, cfg.SLA.Percentile
 	}
 	var od *bench.OnDemand
 	if a.profileOnDemand > 0 {
 		od = &bench.OnDemand{}
-		hc.uiOptions = append(hc.uiOptions, liveview.WithProfileTrigger(od.Profile, a.profileOnDemand, bench.MaxOnDemandRuns))
+		hc.uiConfig.Profile, hc.uiConfig.ProfileRuns, hc.uiConfig.ProfileMaxRuns = od.Profile, a.profileOnDemand, bench.MaxOnDemandRuns
 	}
 	return od, hc
 }

@@ -35,6 +35,19 @@ var engineFlags = map[string]map[string]string{
 	"attach": {
 		"PIDs": "--pid PID", "Library": "--lib PATH",
 	},
+	"analysis": {
+		"PeakFLOPs": "--peak-flops", "PeakBandwidth": "--peak-bw", "GridIntensity": "--grid-intensity",
+	},
+	"hardware": {
+		"PIDs":    "--pid PID",
+		"GPUWait": "", // no flag: each command sets its own
+	},
+	"live view": { // set from bench's Config, which names its own flags first
+		"Interval": "", "Window": "", "SLAPercentile": "", "ProfileRuns": "", "ProfileMaxRuns": "",
+	},
+	"import": { // no flags: ortel import uses the defaults
+		"BatchSize": "", "MaxPending": "",
+	},
 }
 
 // flagOf is the flag that sets engine's field, or "" when no flag does

@@ -17,7 +17,7 @@ func TestMeasurePeaksCancelled(t *testing.T) {
 	testenv.RequireORT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := MeasurePeaks(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := MeasurePeaks(ctx, Config{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
@@ -168,7 +168,7 @@ func TestPeaksCacheLevels(t *testing.T) {
 // measures one DRAM-sized roof and the peaks say why there are no levels.
 func TestMeasurePeaksWithoutCacheSizes(t *testing.T) {
 	testenv.RequireORT(t)
-	p, err := MeasurePeaks(context.Background(), WithHostRoot("testdata/sysfs/nocache"))
+	p, err := MeasurePeaks(context.Background(), Config{HostRoot: "testdata/sysfs/nocache"})
 	if err != nil {
 		t.Fatal(err)
 	}

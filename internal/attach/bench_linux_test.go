@@ -43,7 +43,7 @@ func BenchmarkProbeCostNode(b *testing.B) {
 			}
 			attached := func() float64 {
 				s := newSinks()
-				tr, err := Start(append(s.opts, WithPIDs(c.pid()))...)
+				tr, err := Start(s.pids(c.pid()))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -132,16 +132,16 @@ type emitter struct {
 	nRuns, nErrors, nCreates, nBad atomic.Int64
 }
 
-func newEmitter(cfg config, procAttr func(uint32) []attribute.KeyValue) *emitter {
+func newEmitter(cfg Config, procAttr func(uint32) []attribute.KeyValue) *emitter {
 	e := &emitter{
-		tracer:   cfg.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(instrument.Version())),
+		tracer:   cfg.TracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(instrument.Version())),
 		sessions: map[sessionKey]*session{},
 		procs:    map[uint32][]attribute.KeyValue{},
 		cells:    map[attribute.Distinct]*cell{},
 		procAttr: procAttr,
 	}
 	e.monoToWall = monoOffset()
-	m := cfg.mp.Meter(ScopeName, metric.WithInstrumentationVersion(instrument.Version()))
+	m := cfg.MeterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(instrument.Version()))
 	var errs [6]error
 	e.runDuration, errs[0] = semconv.NewOnnxruntimeRunDuration(m)
 	e.runErrors, errs[1] = semconv.NewOnnxruntimeRunErrors(m)

@@ -26,7 +26,7 @@ import (
 // into telemetry. Start attaches; Run reads until its context ends or the
 // targets exit; Close detaches.
 type Tracer struct {
-	cfg     config
+	cfg     Config
 	targets []Target
 	offsets []*Offsets
 	probes  *probes
@@ -54,13 +54,14 @@ type Stats struct {
 // Start checks that eBPF uprobes can be used here (see Check), finds the
 // ONNX Runtime library of each target, resolves its functions and attaches
 // the probes. Nothing stays attached when it returns an error.
-func Start(opts ...Option) (*Tracer, error) {
-	cfg := newConfig(opts)
-	if err := cfg.validate(); err != nil {
+func Start(cfg Config) (*Tracer, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	slices.Sort(cfg.pids)
-	cfg.pids = slices.Compact(cfg.pids) // a process probed twice would count its runs twice
+	cfg = cfg.withDefaults()
+	cfg.PIDs = slices.Clone(cfg.PIDs)
+	slices.Sort(cfg.PIDs)
+	cfg.PIDs = slices.Compact(cfg.PIDs) // a process probed twice would count its runs twice
 	if st := Check(); !st.Available {
 		return nil, fmt.Errorf("eBPF uprobes cannot be used here: %s", st.Reason)
 	}
@@ -70,7 +71,7 @@ func Start(opts ...Option) (*Tracer, error) {
 		pid int
 	}
 	var sites []site
-	for _, pid := range cfg.pids {
+	for _, pid := range cfg.PIDs {
 		tg, err := FindTarget(pid)
 		if err != nil {
 			return nil, err
@@ -85,8 +86,8 @@ func Start(opts ...Option) (*Tracer, error) {
 		}
 		t.targets = append(t.targets, *tg)
 	}
-	if cfg.lib != "" {
-		o, err := Resolve(cfg.lib)
+	if cfg.Library != "" {
+		o, err := Resolve(cfg.Library)
 		if err != nil {
 			return nil, err
 		}

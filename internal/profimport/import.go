@@ -14,11 +14,13 @@ import (
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/profile"
+	"github.com/ortel-dev/ortel/internal/configerr"
 	"github.com/ortel-dev/ortel/semconv"
 )
 
-// Options configures Import.
-type Options struct {
+// Config configures Import. Its zero value is valid: every field has a
+// default.
+type Config struct {
 	// Origin is the wall-clock time of the profile clock's zero; the zero
 	// Time stands for the Unix epoch.
 	Origin time.Time
@@ -38,6 +40,19 @@ type Options struct {
 	// SpillDir (default os.TempDir). Default 8192 (a few MB).
 	MaxPending int
 	SpillDir   string
+}
+
+// Validate checks c before anything is read: BatchSize and MaxPending are
+// not negative (0 takes the default). Its errors name the fields as
+// {BatchSize} and {MaxPending} (configerr).
+func (c Config) Validate() error {
+	if c.BatchSize < 0 {
+		return configerr.New("import", "{BatchSize} %d: want 1 or more spans, or 0 for the default", c.BatchSize)
+	}
+	if c.MaxPending < 0 {
+		return configerr.New("import", "{MaxPending} %d: want 1 or more events, or 0 for the default", c.MaxPending)
+	}
+	return nil
 }
 
 // Stats says what Import read and wrote.
@@ -81,8 +96,11 @@ var ErrNoEvents = errors.New("no ONNX Runtime events (categories Session and Nod
 // each written before the next is read. It returns what was written even on
 // error. Operator events outside every run make an error after everything
 // else was written, saying how many.
-func Import(ctx context.Context, r io.Reader, sink Sink, opts Options) (Stats, error) {
-	im := newImporter(ctx, sink, opts)
+func Import(ctx context.Context, r io.Reader, sink Sink, cfg Config) (Stats, error) {
+	if err := cfg.Validate(); err != nil {
+		return Stats{}, err
+	}
+	im := newImporter(ctx, sink, cfg)
 	defer im.g.Reset()
 	rd := profile.NewReader(r)
 	var readErr error
@@ -150,7 +168,7 @@ func (s *Stats) readerStats(rd *profile.Reader) {
 type importer struct {
 	ctx    context.Context
 	sink   Sink
-	opt    Options
+	opt    Config
 	ids    idGen
 	origin int64 // Unix ns of profile ts 0
 	st     Stats
@@ -179,7 +197,7 @@ type importer struct {
 	nodeRecs  map[[2]string]metric.RecordOption
 }
 
-func newImporter(ctx context.Context, sink Sink, opt Options) *importer {
+func newImporter(ctx context.Context, sink Sink, opt Config) *importer {
 	if opt.Model == "" {
 		opt.Model = "model"
 	}

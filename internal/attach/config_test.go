@@ -1,0 +1,37 @@
+package attach
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestConfigValidate: Start needs something to attach to, not both kinds,
+// and process ids above 0; the errors name the fields for the CLI to map
+// to flags. Planted: dropping the "not both" case let {PIDs} and {Library}
+// through together.
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string // "" for valid
+	}{
+		{"pids", Config{PIDs: []int{1, 2}}, ""},
+		{"library", Config{Library: "/usr/lib/libonnxruntime.so"}, ""},
+		{"nothing", Config{}, "nothing to attach to"},
+		{"both", Config{PIDs: []int{1}, Library: "/x.so"}, "not both"},
+		{"zero pid", Config{PIDs: []int{3, 0}}, "PIDs 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.Validate()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
