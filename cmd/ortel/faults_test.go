@@ -92,7 +92,12 @@ func TestBenchOnVADLosesNothingInAnOutage(t *testing.T) {
 	if tel.SpansSpooled == 0 || rcv2 == nil {
 		t.Fatalf("the outage did not happen during the bench (spooled %d): the test proves nothing\n%s", tel.SpansSpooled, stderr)
 	}
-	code, stdout, stderr = ortel(t, "replay", "--otlp-endpoint", "http://"+addr, filepath.Join(out, "spool"))
+	// The 1s export timeout above bounds how long the bench waits for the
+	// frozen receiver; the replay sends to a live one, and each of its
+	// requests (up to 512 spans, encoded and decoded under -race in this
+	// process) took over 1s on a loaded machine: its own timeout, far
+	// above that, keeps the replay about what it sends.
+	code, stdout, stderr = ortel(t, "replay", "--export-timeout", "2m", "--otlp-endpoint", "http://"+addr, filepath.Join(out, "spool"))
 	if code != 0 {
 		t.Fatalf("replay: exit %d\n%s%s", code, stdout, stderr)
 	}

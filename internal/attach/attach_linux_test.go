@@ -302,11 +302,15 @@ func TestStartRefusesProcessWithoutORT(t *testing.T) {
 
 // --lib: every process mapping the library is traced, the one running
 // before attach and the one started after, each run with its own process.
+// The library is the test's own copy: on the shared one, a Node.js client
+// of another package's tests running at the same time (go test runs
+// packages in parallel) added its 822 runs to the count.
 func TestAttachLibrary(t *testing.T) {
 	requireEBPF(t)
 	model := testModel(t)
-	lib := filepath.Join(nodeModules(t, "1.24.3"), "onnxruntime-node", "bin", "napi-v6", "linux", "x64", "libonnxruntime.so.1")
-	before := startNode(t, "1.24.3")
+	mods := privateNodeModules(t, "1.24.3")
+	lib := filepath.Join(mods, "onnxruntime-node", "bin", "napi-v6", "linux", "x64", "libonnxruntime.so.1")
+	before := startNodeIn(t, mods)
 	s := newSinks()
 	tr, err := Start(s.library(lib))
 	if err != nil {
@@ -314,7 +318,7 @@ func TestAttachLibrary(t *testing.T) {
 	}
 	defer tr.Close()
 	stop := runTracer(t, tr)
-	after := startNode(t, "1.24.3")
+	after := startNodeIn(t, mods)
 	before.do("create " + model)
 	after.do("create " + model)
 	before.do("run 20")

@@ -53,7 +53,34 @@ type nodeClient struct {
 // until it has loaded ONNX Runtime.
 func startNode(t testing.TB, version string) *nodeClient {
 	t.Helper()
-	mods := nodeModules(t, version)
+	return startNodeIn(t, nodeModules(t, version))
+}
+
+// privateNodeModules copies onnxruntime-node at version, with the
+// onnxruntime-common it needs, into a folder of the test's own: its
+// libonnxruntime.so.1 is a file no other process maps, so a probe on that
+// library (WithLibrary) sees only this test's clients, not those of tests
+// of other packages, or other programs, running at the same time on the
+// shared copy.
+func privateNodeModules(t testing.TB, version string) string {
+	t.Helper()
+	shared := nodeModules(t, version)
+	mods := filepath.Join(t.TempDir(), "node_modules")
+	if err := os.MkdirAll(mods, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range []string{"onnxruntime-node", "onnxruntime-common"} {
+		if out, err := exec.Command("cp", "-a", filepath.Join(shared, pkg), mods).CombinedOutput(); err != nil {
+			t.Fatalf("copy %s: %v\n%s", pkg, err, out)
+		}
+	}
+	return mods
+}
+
+// startNodeIn starts the client on the onnxruntime-node in the folder
+// mods and waits until it has loaded ONNX Runtime.
+func startNodeIn(t testing.TB, mods string) *nodeClient {
+	t.Helper()
 	cmd := exec.Command("node", "testdata/client.js", mods)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()

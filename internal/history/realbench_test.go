@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/test/testenv"
@@ -11,12 +12,26 @@ import (
 
 // TestRealBenchChange builds a history from real bench runs of Silero VAD
 // on this (noisy, shared) machine, with the graph optimization level
-// changed part-way: six runs at "all" (ONNX Runtime's default), then six
+// changed part-way: six commits at "all" (ONNX Runtime's default), then six
 // at "disable" (no fusions, no constant folding: about 1.5x slower here).
 // The same runs go into SQLite and into a real PostgreSQL; from each, the
 // change point must be found at the seventh run, for the worse, attributed
 // to the optimization level, with op types whose time moved, and the gate
 // must call it a regression.
+//
+// The runs are measured interleaved, not in commit order. A shared
+// machine's load changes over seconds and moves a short bench's p50 by
+// 10-40% (3.3x once, in a make test): six runs of one level measured in a
+// row could hold a step of their own (a second change point) or end on a
+// slow one (the change found a run early), both seen at load 10-20. Round
+// r measures one run of each level, in alternating order, and its runs
+// become commits order[r] and 6+order[r]: the first three commits of each
+// level were measured in rounds 1, 3 and 5, the last three in rounds 2, 4
+// and 6, so load over any stretch of rounds falls on both levels, and on
+// both halves of each, alike. Each run is recorded at its commit's time,
+// as a history built commit by commit would be. 1000 runs a bench (not
+// 200) let a stall of the process shorter than half a bench leave its p50
+// as it was.
 func TestRealBenchChange(t *testing.T) {
 	testenv.RequireORT(t)
 	model := testenv.Model(t, "silero_vad_v5.onnx")
@@ -25,21 +40,29 @@ func TestRealBenchChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	var runs []Run
-	for i, level := range []string{"all", "all", "all", "all", "all", "all", "disable", "disable", "disable", "disable", "disable", "disable"} {
-		rep, err := bench.Run(ctx, bench.Config{
-			ModelPath: model, ModelName: "silero-vad", DefaultShapes: shapes, Values: map[string]string{"sr": "16000"},
-			Batch: 1, Runs: 200, Warmup: 20, ProfileRuns: 3, Seed: 1, Session: bench.SessionOptions{OptLevel: level},
-		})
-		if err != nil {
-			t.Fatalf("bench run %d (%s): %v", i+1, level, err)
+	levels := []string{"all", "disable"}
+	order := []int{0, 3, 1, 4, 2, 5} // round → commit within a level
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	runs := make([]Run, 2*len(order))
+	for round, pos := range order {
+		for k := range levels {
+			side := (k + round) % 2 // alternate which level goes first
+			level, i := levels[side], side*len(order)+pos
+			rep, err := bench.Run(ctx, bench.Config{
+				ModelPath: model, ModelName: "silero-vad", DefaultShapes: shapes, Values: map[string]string{"sr": "16000"},
+				Batch: 1, Runs: 1000, Warmup: 20, ProfileRuns: 3, Seed: 1, Session: bench.SessionOptions{OptLevel: level},
+			})
+			if err != nil {
+				t.Fatalf("bench run %d (%s): %v", i+1, level, err)
+			}
+			run, err := FromReport(rep, fmt.Sprintf("c%02d", i+1), "bench")
+			if err != nil {
+				t.Fatal(err)
+			}
+			run.Time = base.Add(time.Duration(i) * time.Minute)
+			t.Logf("round %d: run %2d opt level %-7s p50 %.1fµs", round+1, i+1, level, run.Metrics["p50"].V*1e6)
+			runs[i] = run
 		}
-		run, err := FromReport(rep, fmt.Sprintf("c%02d", i+1), "bench")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("run %2d opt level %-7s p50 %.1fµs", i+1, level, run.Metrics["p50"].V*1e6)
-		runs = append(runs, run)
 	}
 	for _, k := range storeKinds(t) {
 		t.Run(k.name, func(t *testing.T) {

@@ -40,10 +40,9 @@ type spool struct {
 	// used is shared by both signals' spools: the bound is the folder's.
 	used *spoolUsage
 
-	mu     sync.Mutex
-	sink   *fileSink
-	buf    bytes.Buffer // the record being written
-	sealed bool         // Shutdown ran out of time: no more writes
+	mu   sync.Mutex
+	sink *fileSink
+	buf  bytes.Buffer // the record being written
 }
 
 // spoolUsage is the bytes held by a spool folder's files.
@@ -83,18 +82,19 @@ func (u *spoolUsage) release(n int64) {
 
 var errSpoolFull = errors.New("the spool is full")
 
-// errSpoolSealed refuses a write after Shutdown counted what was spooled.
-var errSpoolSealed = errors.New("not spooled: the exit had run out of time")
+// testSpoolHook, when set (tests), is called as each write begins: a write
+// that takes long, as converting and encoding a batch does on a busy CPU.
+var testSpoolHook func(proto.Message)
 
 // write appends one request, or fails when the spool is full or the file
 // cannot be written (after retrying a full disk for a moment). A request
 // that fails leaves nothing in the file.
 func (s *spool) write(m proto.Message) error {
+	if testSpoolHook != nil {
+		testSpoolHook(m)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sealed {
-		return errSpoolSealed
-	}
 	s.buf.Reset()
 	if err := otlpjson.AppendLine(&s.buf, m); err != nil {
 		return fmt.Errorf("spool to %s: %w", s.path, err)
@@ -322,19 +322,6 @@ func spoolMetrics(s *spool, rm *metricdata.ResourceMetrics) error {
 	pb, convErr := resourceMetricsToProto(rm)
 	err := s.write(&colmetricspb.ExportMetricsServiceRequest{ResourceMetrics: []*metricspb.ResourceMetrics{pb}})
 	return errors.Join(err, convErr)
-}
-
-// sealSpools makes the spools refuse writes from now on, once a write in
-// progress ends: Shutdown ran out of time while exports were still being
-// spooled, and what it counts as spooled must be what the files hold.
-func (t *Telemetry) sealSpools() {
-	for _, s := range t.spools {
-		if s != nil {
-			s.mu.Lock()
-			s.sealed = true
-			s.mu.Unlock()
-		}
-	}
 }
 
 // SpoolRepairs says what opening the spool files repaired: a record a

@@ -1,16 +1,20 @@
 package telemetry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/ortel-dev/ortel/semconv"
 	"github.com/ortel-dev/ortel/test/otlptest"
@@ -257,22 +261,72 @@ func TestReplayBadInput(t *testing.T) {
 // TestSpoolWhenShutdownGivesUp: a frozen collector (accepts, never
 // answers) and a shutdown bound shorter than the export timeout: the
 // export in flight is abandoned and what is still queued is not tried, and
-// all of it goes to the spool.
+// all of it goes to the spool, however long writing the spool takes.
+//
+// A spool written slowly is a loaded machine: encoding a batch as OTLP/JSON
+// costs about 0.1 ms a span here (0.6 ms under -race), and a bench with a
+// busy CPU (load 10-20) took 5.6 s to spool its last 512 spans. Shutdown's
+// bound is for the collector; the spool is local work, bounded by the
+// queue, so Shutdown waits for it instead of dropping what a fixed grace
+// did not see written. The slow case holds the first trace batch's write
+// back for 3 s, far longer than the shutdown bound plus the 1 s grace a
+// spool once had; a machine slower than this test expects only makes the
+// write later, never the outcome different. The last case calls Shutdown
+// with a context that has already ended: it must return all the same, with
+// both spans spooled.
 func TestSpoolWhenShutdownGivesUp(t *testing.T) {
-	cleanEnv(t)
-	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "30000")
-	t.Setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1") // two batches: one in flight, one queued
-	rcv := startBoth(t)
-	rcv.SetDelay(time.Hour)
-	ctx := testContext(t)
-	tel, err := Setup(ctx, Config{OutputDir: t.TempDir(), Endpoint: "http://" + rcv.Endpoint(), SpoolDir: t.TempDir(), ShutdownTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	emit(t, tel)
-	_ = tel.Shutdown(ctx)
-	if st := tel.Stats(); st.SpansSpooled != 2 || st.SpansDropped != 0 {
-		t.Errorf("stats = %+v, want both spans spooled", st)
+	for _, tc := range []struct {
+		name     string
+		slow     time.Duration // how long the first trace batch takes to reach the spool
+		canceled bool          // Shutdown's context has ended before the call
+	}{
+		{"spool written at once", 0, false},
+		{"spool written slower than any grace", 3 * time.Second, false},
+		// The SDK then never calls the span processor's Shutdown: nothing
+		// would drain the queue nor close the exporter Shutdown waits for.
+		{"context ended before Shutdown", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cleanEnv(t)
+			t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "30000")
+			t.Setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1") // two batches: one in flight, one queued
+			var once sync.Once
+			testSpoolHook = func(m proto.Message) {
+				if _, traces := m.(*coltracepb.ExportTraceServiceRequest); traces {
+					once.Do(func() { time.Sleep(tc.slow) })
+				}
+			}
+			t.Cleanup(func() { testSpoolHook = nil })
+			rcv := startBoth(t)
+			rcv.SetDelay(time.Hour)
+			ctx := testContext(t)
+			tel, err := Setup(ctx, Config{OutputDir: t.TempDir(), Endpoint: "http://" + rcv.Endpoint(), SpoolDir: t.TempDir(), ShutdownTimeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			emit(t, tel)
+			shutdownCtx, cancel := context.WithCancel(ctx)
+			if tc.canceled {
+				cancel()
+			}
+			defer cancel()
+			returned := make(chan struct{})
+			go func() {
+				defer close(returned)
+				_ = tel.Shutdown(shutdownCtx)
+			}()
+			select {
+			case <-returned:
+			case <-ctx.Done():
+				t.Fatal("Shutdown has not returned in 60s: it waits for an exporter nothing shuts down")
+			}
+			if st := tel.Stats(); st.SpansSpooled != 2 || st.SpansDropped != 0 {
+				t.Errorf("stats = %+v, want both spans spooled", st)
+			}
+			if tc.slow > 0 && tel.ShutdownTook() < tc.slow {
+				t.Errorf("Shutdown returned after %s, before the spool was written (%s)", tel.ShutdownTook(), tc.slow)
+			}
+		})
 	}
 }
 
