@@ -2,8 +2,9 @@ package analysis
 
 import (
 	"context"
-	"strings"
 	"testing"
+
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestConfigValidate: the zero Config is valid; negative peaks and a grid
@@ -23,19 +24,12 @@ func TestConfigValidate(t *testing.T) {
 		{"grid too high", Config{GridIntensity: 6000}, "GridIntensity 6000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cfg.Validate()
+			testenv.ErrContains(t, "Validate()", tc.cfg.Validate(), tc.want)
 			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.want)
-			}
-			if _, err := Analyze(context.Background(), fixtureReport(), tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Analyze = %v, want the Validate error", err)
-			}
+			_, err := Analyze(context.Background(), fixtureReport(), tc.cfg)
+			testenv.ErrContains(t, "Analyze", err, tc.want)
 		})
 	}
 }

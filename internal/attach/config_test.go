@@ -1,8 +1,9 @@
 package attach
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestConfigValidate: Start needs something to attach to, not both kinds,
@@ -22,16 +23,7 @@ func TestConfigValidate(t *testing.T) {
 		{"zero pid", Config{PIDs: []int{3, 0}}, "PIDs 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cfg.Validate()
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.want)
-			}
+			testenv.ErrContains(t, "Validate()", tc.cfg.Validate(), tc.want)
 		})
 	}
 }

@@ -1,9 +1,10 @@
 package hardware
 
 import (
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestConfigValidate: process ids above 0 and a GPU wait not negative;
@@ -21,16 +22,7 @@ func TestConfigValidate(t *testing.T) {
 		{"negative wait", Config{GPUWait: -time.Second}, "GPUWait -1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cfg.Validate()
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.want)
-			}
+			testenv.ErrContains(t, "Validate()", tc.cfg.Validate(), tc.want)
 		})
 	}
 }

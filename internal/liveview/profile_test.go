@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestProfileEndpoint covers POST /api/v1/profile without a trigger (404)
@@ -71,16 +71,7 @@ func TestConfigValidate(t *testing.T) {
 		{"too many runs", Config{Profile: trigger, ProfileRuns: 11, ProfileMaxRuns: 10}, "ProfileRuns 11"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cfg.Validate()
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.want)
-			}
+			testenv.ErrContains(t, "Validate()", tc.cfg.Validate(), tc.want)
 		})
 	}
 }

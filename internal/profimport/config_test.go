@@ -3,8 +3,9 @@ package profimport
 import (
 	"bytes"
 	"context"
-	"strings"
 	"testing"
+
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestConfigValidate: the zero Config is valid (every field has a default),
@@ -22,20 +23,13 @@ func TestConfigValidate(t *testing.T) {
 		{"negative pending", Config{MaxPending: -5}, "MaxPending -5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cfg.Validate()
+			testenv.ErrContains(t, "Validate()", tc.cfg.Validate(), tc.want)
 			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.want)
-			}
 			var sink collectSink
-			if _, err := Import(context.Background(), bytes.NewReader(nil), &sink, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Import = %v, want the Validate error", err)
-			}
+			_, err := Import(context.Background(), bytes.NewReader(nil), &sink, tc.cfg)
+			testenv.ErrContains(t, "Import", err, tc.want)
 		})
 	}
 }
