@@ -18,7 +18,7 @@ ARG TARGETARCH
 # What `ortel version` prints (the workflow passes the tag's version).
 ARG ORTEL_VERSION=""
 WORKDIR /src
-COPY scripts/install-cross.sh scripts/
+COPY scripts/install-cross.sh scripts/apt-install.sh scripts/
 RUN scripts/install-cross.sh --arch "$TARGETARCH"
 COPY go.mod go.sum ./
 RUN go mod download

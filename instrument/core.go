@@ -147,7 +147,7 @@ func (c *core) end(ctx context.Context, span trace.Span, start, end time.Time, e
 // fail marks the span and counts the error. Errors are rare, so this path may
 // allocate.
 func (c *core) fail(ctx context.Context, span trace.Span, err error, d float64, profiled bool) {
-	et := ErrorType(err)
+	et := errorType(err)
 	span.RecordError(err)
 	span.SetStatus(codes.Error, err.Error())
 	span.SetAttributes(attribute.String(attrErrorType, et))
@@ -191,13 +191,13 @@ func (e *RunError) Unwrap() error { return e.Err }
 // ErrorType returns the error.type value.
 func (e *RunError) ErrorType() string { return e.Type }
 
-// ErrorType returns the low-cardinality error.type value of err, as stages
+// errorType returns the low-cardinality error.type value of err, as stages
 // and generations record it: the value of an ErrorType() string method
 // anywhere in the chain (a *RunError says how a run failed), canceled or
 // deadline_exceeded for context errors, session_closed for ErrClosed, and
 // otherwise the error's Go type, as the OpenTelemetry semantic conventions
 // recommend for errors without a code.
-func ErrorType(err error) string {
+func errorType(err error) string {
 	if err == nil {
 		return ""
 	}

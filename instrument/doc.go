@@ -65,8 +65,10 @@
 // profiled too. On 1.24 it goes through a profiled copy of the session (a
 // window of at most WindowRuns runs), opened ahead of time off the request
 // path; there a wrapped session cannot be profiled and says so.
-// ImportProfile turns a profile written by any ORT program into the same
-// spans.
+// Each profile's events are gathered into runs by profile.Grouper (matched
+// by interval and thread, nested, bounded in memory), the grouper `ortel
+// import` uses too. ImportProfile turns a profile written by any ORT
+// program into the same spans.
 //
 // What a profiled run costs: on ONNX Runtime 1.30 the per-run profiler
 // itself adds about 0.4-0.5 ms to a run whatever the model (it formats

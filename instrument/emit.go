@@ -1,12 +1,12 @@
 package instrument
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"slices"
-	"sort"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -35,11 +35,9 @@ const maxNodeCache = 1 << 14
 type emitter struct {
 	c     *core
 	rd    *profile.Reader
-	g     grouper
+	g     *profile.Grouper
 	nodes map[string]*nodeInfo // by event name ("<node>_kernel_time"), interned by rd
 
-	place []profile.Placement
-	order []int
 	kern  []int
 	ctxs  []context.Context
 	attrs []attribute.KeyValue
@@ -57,7 +55,7 @@ type nodeInfo struct {
 }
 
 func newEmitter(c *core) *emitter {
-	return &emitter{c: c, rd: profile.NewReader(nil), nodes: make(map[string]*nodeInfo)}
+	return &emitter{c: c, rd: profile.NewReader(nil), g: profile.NewGrouper(), nodes: make(map[string]*nodeInfo)}
 }
 
 // read reads the profile at path with the emitter's Reader and calls fn
@@ -103,7 +101,7 @@ func (e *emitter) node(n *profile.Event) *nodeInfo {
 	}
 	attrs := make([]attribute.KeyValue, 0, len(e.c.baseAttrs)+10)
 	attrs = append(attrs, e.c.baseAttrs...)
-	info.attrs = slices.Clip(appendStaticNodeAttributes(attrs, n))
+	info.attrs = slices.Clip(n.AppendNodeAttributes(attrs))
 	info.rec = e.c.nodeMetricAttrs(n.OpName, n.Provider)
 	e.nodes[n.Name] = info
 	return info
@@ -132,25 +130,24 @@ func sameShapes(a, b []profile.TypeShape) bool {
 // emitRun emits the operators of one run as children of its span; the
 // nodes of a subgraph become children of the node that ran it. grp is
 // valid only during the call (its events live in the grouper's buffers).
-func (e *emitter) emitRun(r profiledRun, grp *runGroup) int {
+func (e *emitter) emitRun(r profiledRun, grp *profile.Run) int {
 	c := e.c
-	pl := place(r, &grp.run)
+	pl := place(r, &grp.Run)
 	runCtx := trace.ContextWithSpanContext(context.Background(), r.sc)
-	nodes := grp.nodes
-	if cap(e.place) < len(nodes) {
-		e.place = make([]profile.Placement, len(nodes))
-	}
-	nest := e.place[:len(nodes)]
-	e.order = profile.NestInto(nest, nodes, e.order)
-	// Parents before children: by depth, then in time order (nodes are in
-	// time order already).
+	nodes, nest := grp.Events, grp.Placements
+	// Parents before children: by depth, then in time order.
 	order := e.kern[:0]
 	for i := range nodes {
 		if nodes[i].IsKernel() {
 			order = append(order, i)
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return nest[order[a]].Depth < nest[order[b]].Depth })
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(nest[a].Depth, nest[b].Depth); c != 0 {
+			return c
+		}
+		return cmp.Compare(nodes[a].TS, nodes[b].TS)
+	})
 	e.kern = order
 	// A node's context is kept only when a subgraph node needs it as parent.
 	ctxs := e.ctxs[:0]
@@ -175,7 +172,7 @@ func (e *emitter) emitRun(r profiledRun, grp *runGroup) int {
 		}
 		s, end := pl.interval(n)
 		self := time.Duration(nest[i].Self) * time.Microsecond
-		attrs := appendDynamicNodeAttributes(append(e.attrs[:0], info.attrs...), n)
+		attrs := n.AppendRunAttributes(append(e.attrs[:0], info.attrs...))
 		opts := append(e.opts[:0], trace.WithTimestamp(s), spanKindInternal, trace.WithAttributes(attrs...))
 		ctx, span := tr.Start(parent, info.name, opts...)
 		e.attrs, e.opts = attrs, opts

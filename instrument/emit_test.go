@@ -33,7 +33,8 @@ func oneRunProfile(t *testing.T, dir string, k int, rows int, inUse int64) strin
 // static attributes across profiles; a node whose shapes change (a dynamic
 // input) gets its new shapes, and the attributes that change every run
 // (allocator readings) are never cached. Every span's attributes equal
-// what AppendNodeAttributes gives the same event, and the events handed to
+// what profile.Event.AppendNodeAttributes and AppendRunAttributes give
+// the same event, and the events handed to
 // the node observer stay intact after later profiles reuse the buffers.
 func TestEmitterCacheFollowsChangingNodes(t *testing.T) {
 	p := newProviders(t)
@@ -59,7 +60,7 @@ func TestEmitterCacheFollowsChangingNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range evs {
-			want = append(want, AppendNodeAttributes(slices.Clone(c.baseAttrs), &evs[i]))
+			want = append(want, evs[i].AppendRunAttributes(evs[i].AppendNodeAttributes(slices.Clone(c.baseAttrs))))
 		}
 		_, run := tr.Start(t.Context(), "run")
 		start := time.Now()

@@ -229,7 +229,7 @@ func (g *Generation) End(err error) GenerationStats {
 	if err != nil {
 		g.span.RecordError(err)
 		g.span.SetStatus(codes.Error, err.Error())
-		g.span.SetAttributes(attribute.String(attrErrorType, ErrorType(err)))
+		g.span.SetAttributes(attribute.String(attrErrorType, errorType(err)))
 	}
 	g.span.End(trace.WithTimestamp(end))
 	g.stats = s
@@ -250,14 +250,14 @@ func KVCacheBytes(names []string, values []ort.Value) int64 {
 		if i >= len(values) || values[i] == nil || !strings.HasPrefix(name, "present") {
 			continue
 		}
-		total += TensorBytes(values[i])
+		total += tensorBytes(values[i])
 	}
 	return total
 }
 
-// TensorBytes returns the size of a tensor's data in bytes, or 0 for values
+// tensorBytes returns the size of a tensor's data in bytes, or 0 for values
 // that are not tensors or whose element type has no fixed size (strings).
-func TensorBytes(v ort.Value) int64 {
+func tensorBytes(v ort.Value) int64 {
 	if v == nil || v.GetONNXType() != ort.ONNXTypeTensor {
 		return 0
 	}

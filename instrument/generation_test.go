@@ -387,8 +387,8 @@ func TestKVCacheBytes(t *testing.T) {
 	if got := KVCacheBytes(names, vals); got != want {
 		t.Errorf("KVCacheBytes = %d, want %d", got, want)
 	}
-	if got := TensorBytes(nil); got != 0 {
-		t.Errorf("TensorBytes(nil) = %d", got)
+	if got := tensorBytes(nil); got != 0 {
+		t.Errorf("tensorBytes(nil) = %d", got)
 	}
 	if got := KVCacheBytes(names, vals[:1]); got != 0 {
 		t.Errorf("short values: %d, want 0 (no present tensor among them)", got)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"sort"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -34,77 +32,6 @@ type ProfiledNode struct {
 	// Depth is 0 for a node of the main graph, 1 inside a subgraph of a
 	// main-graph node, and so on.
 	Depth int
-}
-
-// maxPendingNodes bounds the node events buffered while waiting for the
-// model_run event that contains them (ORT writes a run's nodes first).
-const maxPendingNodes = 1 << 20
-
-// runGroup is one model_run event with the kernel and (nested)
-// SequentialExecutor::Execute events inside it.
-type runGroup struct {
-	run   profile.Event
-	nodes []profile.Event
-}
-
-// grouper turns a profile's event stream into run groups. It copies events
-// into buffers it reuses, so reading profile after profile allocates
-// nothing once they have grown: the group add returns is valid only until
-// the next call to add.
-type grouper struct {
-	pending []profile.Event // events waiting for their model_run; slots past len are reused
-	grp     runGroup
-	dropped int
-}
-
-// add takes one event; it returns a complete group when ev is a model_run.
-func (g *grouper) add(ev *profile.Event) *runGroup {
-	if ev.IsKernel() || ev.IsExecute() {
-		if len(g.pending) >= maxPendingNodes {
-			if ev.IsKernel() {
-				g.dropped++
-			}
-			return nil
-		}
-		n := len(g.pending)
-		if n < cap(g.pending) {
-			g.pending = g.pending[:n+1]
-		} else {
-			g.pending = append(g.pending, profile.Event{})
-		}
-		ev.CopyTo(&g.pending[n])
-		return nil
-	}
-	if ev.Category != "Session" || ev.Name != "model_run" {
-		return nil
-	}
-	grp := &g.grp
-	ev.CopyTo(&grp.run)
-	lo, hi := ev.TS, ev.TS+ev.Dur
-	// Each slot of pending owns its slices: the group's nodes are shallow
-	// copies of slots that end up past len (reused only by the next add),
-	// and the nodes kept for later runs are swapped, never copied, to the
-	// front.
-	nodes := grp.nodes[:0]
-	keep := 0
-	for i := range g.pending {
-		n := &g.pending[i]
-		switch {
-		case n.TS >= lo && n.TS+n.Dur <= hi:
-			nodes = append(nodes, *n)
-		case n.TS > hi:
-			g.pending[keep], g.pending[i] = g.pending[i], g.pending[keep] // a later run's node (concurrent runs)
-			keep++
-		default:
-			if n.IsKernel() {
-				g.dropped++ // outside every run: no parent to give it
-			}
-		}
-	}
-	g.pending = g.pending[:keep]
-	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].TS < nodes[j].TS })
-	grp.nodes = nodes
-	return grp
 }
 
 // countRuns counts the model_run events of a profile file.
@@ -148,13 +75,12 @@ func emitWindow(e *emitter, path string, created time.Time, runs []profiledRun) 
 	byOrder := n == len(cands)
 	used := make([]bool, len(cands))
 	k, emitted := 0, 0
-	g := &e.g
-	g.dropped = 0
-	g.pending = g.pending[:0]
+	g := e.g
+	defer g.Reset()
 	err = e.read(path, func(ev *profile.Event) error {
-		grp := g.add(ev)
-		if grp == nil {
-			return nil
+		grp, err := g.Add(ev)
+		if grp == nil || err != nil {
+			return err
 		}
 		idx := -1
 		if byOrder {
@@ -163,7 +89,7 @@ func emitWindow(e *emitter, path string, created time.Time, runs []profiledRun) 
 			}
 			k++
 		} else {
-			idx = nearestRun(cands, used, created.Add(time.Duration(grp.run.TS)*time.Microsecond))
+			idx = nearestRun(cands, used, created.Add(time.Duration(grp.Run.TS)*time.Microsecond))
 		}
 		if idx < 0 {
 			return nil
@@ -175,8 +101,12 @@ func emitWindow(e *emitter, path string, created time.Time, runs []profiledRun) 
 	if err != nil {
 		return emitted, err
 	}
-	if g.dropped > 0 {
-		return emitted, fmt.Errorf("%d node events of %q lay outside every run and were not emitted", g.dropped, path)
+	outside, err := g.Outside()
+	if err != nil {
+		return emitted, err
+	}
+	if outside > 0 {
+		return emitted, fmt.Errorf("%d node events of %q lay outside every run and were not emitted", outside, path)
 	}
 	return emitted, nil
 }
@@ -248,122 +178,6 @@ func (c *core) nodeMetricAttrs(op, provider string) metric.MeasurementOption {
 	return o
 }
 
-// AppendNodeAttributes appends the span attributes ortel gives one operator
-// (node name, op type, provider, index, shapes, sizes, thread statistics and,
-// from ONNX Runtime 1.25 on, the allocator readings) to dst and returns it.
-// The model name and other session attributes are not included.
-func AppendNodeAttributes(dst []attribute.KeyValue, n *profile.Event) []attribute.KeyValue {
-	return appendDynamicNodeAttributes(appendStaticNodeAttributes(dst, n), n)
-}
-
-// appendStaticNodeAttributes appends the attributes of a node that stay
-// the same from run to run while its shapes do.
-func appendStaticNodeAttributes(dst []attribute.KeyValue, n *profile.Event) []attribute.KeyValue {
-	attrs := append(dst,
-		attribute.String(attrNodeName, n.NodeName()),
-		attribute.String(attrNodeOpType, n.OpName),
-		attribute.String(attrExecutionProvider, n.Provider),
-	)
-	if n.NodeIndex >= 0 {
-		attrs = append(attrs, attribute.Int64(attrNodeIndex, n.NodeIndex))
-	}
-	if len(n.InputShapes) > 0 {
-		attrs = append(attrs, attribute.StringSlice(attrNodeInputShapes, shapeStrings(n.InputShapes)))
-	}
-	if len(n.OutputShapes) > 0 {
-		attrs = append(attrs, attribute.StringSlice(attrNodeOutputShapes, shapeStrings(n.OutputShapes)))
-	}
-	for _, sz := range [...]struct {
-		key string
-		v   int64
-	}{
-		{attrNodeActivationSize, n.ActivationSize},
-		{attrNodeParameterSize, n.ParameterSize},
-		{attrNodeOutputSize, n.OutputSize},
-	} {
-		if sz.v >= 0 {
-			attrs = append(attrs, attribute.Int64(sz.key, sz.v))
-		}
-	}
-	return attrs
-}
-
-// appendDynamicNodeAttributes appends the attributes of a node that change
-// from run to run: thread statistics and allocator readings.
-func appendDynamicNodeAttributes(attrs []attribute.KeyValue, n *profile.Event) []attribute.KeyValue {
-	if t := SummarizeThreads(n); t.Threads > 0 {
-		attrs = append(attrs,
-			attribute.Int(attrNodeThreadsCount, t.Threads),
-			attribute.Int64(attrNodeThreadsSubRuns, t.SubRuns),
-			attribute.Float64(attrNodeThreadsMainRunRatio, t.MainRunRatio),
-		)
-		if t.Imbalance > 0 {
-			attrs = append(attrs, attribute.Float64(attrNodeThreadsImbalance, t.Imbalance))
-		}
-	}
-	if m := &n.Memory; m.Present {
-		attrs = append(attrs,
-			attribute.Int64(attrNodeMemArenaHeld, m.ArenaHeld),
-			attribute.Int64(attrNodeMemArenaHeldDelta, m.ArenaHeldDelta),
-			attribute.Int64(attrNodeMemInUse, m.BytesInUse),
-			attribute.Int64(attrNodeMemInUseDelta, m.InUseDelta),
-			attribute.Int64(attrNodeMemInUsePeak, m.InUsePeak),
-		)
-	}
-	return attrs
-}
-
-func shapeStrings(ts []profile.TypeShape) []string {
-	out := make([]string, len(ts))
-	for i, s := range ts {
-		out[i] = s.String()
-	}
-	return out
-}
-
-// ThreadSummary condenses ORT's thread_scheduling_stats of one node.
-type ThreadSummary struct {
-	// Threads is 1 (the calling thread) plus the sub-threads that ran work;
-	// 0 when the profile holds no thread statistics.
-	Threads int
-	// SubRuns is the number of work items the sub-threads ran.
-	SubRuns int64
-	// MainRunRatio is the share of the node's time the calling thread spent
-	// running work itself.
-	MainRunRatio float64
-	// Imbalance is max/mean of the sub-threads' work items: 1 is perfectly
-	// even, higher means some threads did most of the work. 0 without
-	// sub-threads.
-	Imbalance float64
-}
-
-// SummarizeThreads condenses the thread statistics of a node event.
-func SummarizeThreads(n *profile.Event) ThreadSummary {
-	st := &n.Threads
-	if !st.Present {
-		return ThreadSummary{}
-	}
-	s := ThreadSummary{Threads: 1}
-	var maxRun int64
-	active := 0
-	for _, t := range st.SubThreads {
-		if t.NumRun > 0 {
-			active++
-			s.SubRuns += t.NumRun
-			maxRun = max(maxRun, t.NumRun)
-		}
-	}
-	s.Threads += active
-	if n.Dur > 0 {
-		s.MainRunRatio = min(float64(st.Run)/float64(n.Dur), 1)
-	}
-	if active > 0 {
-		mean := float64(s.SubRuns) / float64(active)
-		s.Imbalance = float64(maxRun) / mean
-	}
-	return s
-}
-
 // ImportStats says what ImportProfile emitted.
 type ImportStats struct {
 	Runs     int // model_run events, one trace each
@@ -384,45 +198,58 @@ type ImportStats struct {
 // usually when the profiled session was created. It uses the same options as
 // sessions (providers, model name).
 //
-// ImportProfile reads r as a stream. ORT writes a run's node events just
-// before its model_run event, so it holds only the events of the run not
-// yet closed, in buffers it reuses: its memory is that of the largest run,
-// whatever the file's size. A file whose node events never meet a model_run
-// (a truncated or hand-edited profile) is held up to 2^20 events; beyond
-// that node events are counted in ImportStats.Dropped. Spans go through the
-// TracerProvider's span processor, which may drop under a burst (the SDK's
-// batcher drops when its queue is full): `ortel import` (internal/profimport)
-// converts with backpressure and spills held events to disk, and is the
-// lossless path for large files.
-func ImportProfile(ctx context.Context, r io.Reader, origin time.Time, opts ...Option) (ImportStats, error) {
+// ImportProfile reads r as a stream and groups its events into runs as
+// ortel's live profiling and `ortel import` do (profile.Grouper): ORT writes
+// a run's node events just before its model_run event, so it holds only the
+// events of runs not yet closed, in buffers it reuses, matched to their run
+// by interval and thread. Its memory is bounded whatever the file: past
+// profile.DefaultMaxPending held events it writes them to a temporary file
+// in the system's temporary folder, removed before it returns. Node events
+// no run encloses (a truncated or hand-edited profile) are counted in
+// ImportStats.Dropped. Spans go through the TracerProvider's span
+// processor, which may drop under a burst (the SDK's batcher drops when its
+// queue is full): `ortel import` (internal/profimport) converts with
+// backpressure, and is the lossless path for large files.
+func ImportProfile(ctx context.Context, r io.Reader, origin time.Time, opts ...Option) (st ImportStats, err error) {
 	c := newCore("", opts)
-	var st ImportStats
 	e := newEmitter(c)
-	g := &e.g
+	g := e.g
 	rd := profile.NewReader(r)
+	defer func() {
+		st.Warnings, st.Rejected = rd.Warnings(), rd.RejectedCount()
+		var oerr error
+		st.Dropped, oerr = g.Outside()
+		if rerr := g.Reset(); oerr == nil {
+			oerr = rerr
+		}
+		if err == nil {
+			err = oerr
+		}
+	}()
 	at := func(ts int64) time.Time { return origin.Add(time.Duration(ts) * time.Microsecond) }
 	for {
 		ev, err := rd.Next()
 		if err == io.EOF {
-			break
+			return st, nil
 		}
 		if err != nil {
-			st.Warnings, st.Rejected = rd.Warnings(), rd.RejectedCount()
-			st.Dropped = g.dropped + len(g.pending)
 			return st, err
 		}
-		if ev.Category == "Session" && ev.Name != "model_run" && ev.Name != "SequentialExecutor::Execute" {
+		if ev.Category == "Session" && ev.Name != "model_run" && !ev.IsExecute() {
 			_, span := c.tracer.Start(ctx, ev.Name, trace.WithNewRoot(), trace.WithTimestamp(at(ev.TS)),
 				trace.WithAttributes(c.baseAttrs...))
 			span.End(trace.WithTimestamp(at(ev.TS + ev.Dur)))
 			st.Other++
 			continue
 		}
-		grp := g.add(ev)
+		grp, err := g.Add(ev)
+		if err != nil {
+			return st, err
+		}
 		if grp == nil {
 			continue
 		}
-		start, end := at(grp.run.TS), at(grp.run.TS+grp.run.Dur)
+		start, end := at(grp.Run.TS), at(grp.Run.TS+grp.Run.Dur)
 		_, span := c.tracer.Start(ctx, c.spanName, trace.WithNewRoot(), trace.WithTimestamp(start),
 			trace.WithSpanKind(trace.SpanKindInternal),
 			trace.WithAttributes(append(append([]attribute.KeyValue(nil), c.spanAttrs...), attribute.Bool(attrRunProfiled, true))...))
@@ -431,26 +258,4 @@ func ImportProfile(ctx context.Context, r io.Reader, origin time.Time, opts ...O
 		c.inst.runDuration.Record(ctx, end.Sub(start).Seconds(), c.recProfiled...)
 		st.Runs++
 	}
-	st.Warnings, st.Rejected = rd.Warnings(), rd.RejectedCount()
-	st.Dropped = g.dropped + len(g.pending)
-	return st, nil
-}
-
-// ImportProfileFile is ImportProfile for a file. When origin is zero it is
-// read from the file name ORT gives profiles (prefix_YYYY-MM-DD_HH-MM-SS.json,
-// local time), else the file's modification time is used.
-func ImportProfileFile(ctx context.Context, path string, origin time.Time, opts ...Option) (ImportStats, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return ImportStats{}, fmt.Errorf("read profile %q: %w", path, err)
-	}
-	defer f.Close()
-	if origin.IsZero() {
-		origin = ProfileOrigin(path)
-	}
-	st, err := ImportProfile(ctx, f, origin, opts...)
-	if err != nil {
-		return st, fmt.Errorf("read profile %q: %w", path, err)
-	}
-	return st, nil
 }

@@ -261,37 +261,6 @@ func TestPlacementCentresORTInterval(t *testing.T) {
 	}
 }
 
-func TestGrouperMatchesNodesToRuns(t *testing.T) {
-	var g grouper
-	node := func(ts, dur int64) *profile.Event {
-		return &profile.Event{Category: "Node", Name: "n_kernel_time", TS: ts, Dur: dur, NodeIndex: -1}
-	}
-	run := func(ts, dur int64) *profile.Event {
-		return &profile.Event{Category: "Session", Name: "model_run", TS: ts, Dur: dur}
-	}
-	for _, ev := range []*profile.Event{node(10, 5), node(20, 5), node(200, 5)} {
-		if g.add(ev) != nil {
-			t.Fatal("a node event completed a group")
-		}
-	}
-	grp := g.add(run(5, 30))
-	if grp == nil || len(grp.nodes) != 2 {
-		t.Fatalf("first run got %v nodes, want 2", grp)
-	}
-	if len(g.pending) != 1 {
-		t.Fatalf("a later run's node must stay pending, have %d", len(g.pending))
-	}
-	grp = g.add(run(190, 30))
-	if grp == nil || len(grp.nodes) != 1 || len(g.pending) != 0 {
-		t.Fatal("second run did not get its node")
-	}
-	g.add(node(1, 1))
-	g.add(run(100, 10))
-	if g.dropped != 1 {
-		t.Errorf("a node outside every run should be dropped, dropped = %d", g.dropped)
-	}
-}
-
 func TestImportProfile(t *testing.T) {
 	zr := bytes.NewReader(testenv.Gunzip(t, "profile/testdata/cls_2runs.json.gz"))
 	p := newProviders(t)
@@ -336,41 +305,5 @@ func TestImportProfileBrokenFileKeepsWhatWasRead(t *testing.T) {
 	}
 	if st.Runs != 1 || st.Nodes != 1 {
 		t.Fatalf("stats = %+v: the complete run before the break must still be emitted", st)
-	}
-}
-
-// TestProfileOrigin reads ORT's file-name time stamps, with seconds (ORT
-// up to 1.24) and milliseconds (1.25+, session and per-run files), and
-// otherwise takes the modification time less the profile's length. It
-// catches the 1.30 name falling back to the modification time, and the
-// fallback placing the profile's start at its end.
-func TestProfileOrigin(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		want time.Time
-	}{
-		{"/tmp/onnxruntime_profile__2026-11-22_10-31-07.json", time.Date(2026, 11, 22, 10, 31, 7, 0, time.Local)},
-		{"/tmp/p_2026-11-22_01-05-14_373.json", time.Date(2026, 11, 22, 1, 5, 14, 373e6, time.Local)},
-		{"/tmp/onnxruntime_run_profile_2026-11-22_01-05-14_009.json", time.Date(2026, 11, 22, 1, 5, 14, 9e6, time.Local)},
-	} {
-		got, src := ProfileStart(tc.name)
-		if !got.Equal(tc.want) || src != OriginFileName {
-			t.Errorf("%s: origin %v from %s, want %v from the file name", tc.name, got, src, tc.want)
-		}
-	}
-	dir := t.TempDir()
-	f := dir + "/p.json"
-	// The last event ends at 2,500,000 µs: the profile started 2.5 s before
-	// ORT wrote the file.
-	os.WriteFile(f, []byte("[\n{\"cat\" : \"Session\",\"dur\" :100,\"ts\" :5,\"name\":\"a\",\"args\" : {}},\n"+
-		"{\"cat\" : \"Session\",\"dur\" :500000,\"ts\" :2000000,\"name\":\"model_run\",\"args\" : {}}\n]\n"), 0o644)
-	mt := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	os.Chtimes(f, mt, mt)
-	got, src := ProfileStart(f)
-	if want := mt.Add(-2500 * time.Millisecond); !got.Equal(want) || src != OriginModTime {
-		t.Errorf("origin %v from %s, want %v from the modification time", got, src, want)
-	}
-	if got := ProfileOrigin(f); !got.Equal(mt.Add(-2500 * time.Millisecond)) {
-		t.Errorf("ProfileOrigin %v", got)
 	}
 }

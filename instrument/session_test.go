@@ -300,8 +300,8 @@ func TestErrorType(t *testing.T) {
 		{errors.New("Got invalid dimensions, but not from a run"), "*errors.errorString"},
 	}
 	for _, tt := range tests {
-		if got := ErrorType(tt.err); got != tt.want {
-			t.Errorf("ErrorType(%v) = %q, want %q", tt.err, got, tt.want)
+		if got := errorType(tt.err); got != tt.want {
+			t.Errorf("errorType(%v) = %q, want %q", tt.err, got, tt.want)
 		}
 	}
 }

@@ -128,7 +128,7 @@ func (p *Pipeline) StartStageQueued(ctx context.Context, name string, queuedAt t
 func (s Stage) End(err error) {
 	d := time.Since(s.start).Seconds()
 	if err != nil {
-		et := ErrorType(err)
+		et := errorType(err)
 		s.span.RecordError(err)
 		s.span.SetStatus(codes.Error, err.Error())
 		s.span.SetAttributes(attribute.String(attrErrorType, et))

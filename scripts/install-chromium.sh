@@ -21,19 +21,7 @@ for c in /usr/bin/chromium "$(command -v chromium 2>/dev/null || true)"; do
   fi
 done
 
-command -v apt-get >/dev/null || die "chromium is not installed and apt-get is missing; install Chromium and put it at /usr/bin/chromium"
-sudo=
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null || die "chromium is not installed; run this script as root (or with sudo available)"
-  sudo=sudo
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-# Other installs may hold the dpkg lock for a while: wait for it, not fail.
-apt_opts=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
-say "installing the Debian package chromium"
-$sudo apt-get "${apt_opts[@]}" update -qq >&2
-$sudo apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends chromium fonts-dejavu-core >&2
+"$(dirname "$0")/apt-install.sh" chromium "install Chromium and put it at /usr/bin/chromium" chromium fonts-dejavu-core
 
 p=/usr/bin/chromium
 [ -x "$p" ] || die "the chromium package installed no $p"

@@ -13,16 +13,6 @@ if command -v clang-14 >/dev/null && command -v llvm-strip-14 >/dev/null; then
   say "already installed: $(clang-14 --version | head -n1)"
   exit 0
 fi
-command -v apt-get >/dev/null || die "clang-14 is not installed and apt-get is missing; install clang 14 and llvm-strip 14 (Debian 12's clang-14 and llvm-14 packages)"
-sudo=
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null || die "clang-14 is not installed; run this script as root (or with sudo available)"
-  sudo=sudo
-fi
-export DEBIAN_FRONTEND=noninteractive
-# Other installs may hold the dpkg lock for a while: wait for it, not fail.
-apt_opts=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
-$sudo apt-get "${apt_opts[@]}" update -qq >&2
-$sudo apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends clang-14 llvm-14 >&2
+"$(dirname "$0")/apt-install.sh" clang-14 "install clang 14 and llvm-strip 14 (Debian 12's clang-14 and llvm-14 packages)" clang-14 llvm-14
 command -v clang-14 >/dev/null || die "the clang-14 package installed no clang-14 on PATH"
 say "installed: $(clang-14 --version | head -n1)"

@@ -40,18 +40,7 @@ if p=$(command -v "$triple-gcc"); then
   exit 0
 fi
 
-command -v apt-get >/dev/null || die "$triple-gcc is missing and apt-get is not here; install a C cross compiler for $triple"
-sudo=
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null || die "$triple-gcc is missing; run this script as root (or with sudo available)"
-  sudo=sudo
-fi
-export DEBIAN_FRONTEND=noninteractive
-# Other installs may hold the dpkg lock for a while: wait for it, not fail.
-apt_opts=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
-say "installing the Debian package $pkg"
-$sudo apt-get "${apt_opts[@]}" update -qq >&2
 # The C library headers of the target come with it (libc6-dev-*-cross).
-$sudo apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "$pkg" "libc6-dev-${target}-cross" >&2
+"$(dirname "$0")/apt-install.sh" "$triple-gcc" "install a C cross compiler for $triple" "$pkg" "libc6-dev-${target}-cross"
 p=$(command -v "$triple-gcc") || die "the $pkg package installed no $triple-gcc on PATH"
 say "installed: $p ($("$p" --version | head -n1))"

@@ -27,28 +27,8 @@ if bin=$(find_bin) && [ -x "$bin/initdb" ]; then
   exit 0
 fi
 
-command -v apt-get >/dev/null || die "PostgreSQL is not installed and apt-get is missing; install PostgreSQL 15 (initdb, pg_ctl)"
-sudo=
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null || die "PostgreSQL is not installed; run this script as root (or with sudo available)"
-  sudo=sudo
-fi
-
-policy=/usr/sbin/policy-rc.d
-made_policy=
-if [ ! -e "$policy" ]; then
-  printf '#!/bin/sh\n# written by ortel scripts/install-postgres.sh; removed after the install\nexit 101\n' | $sudo tee "$policy" >/dev/null
-  $sudo chmod 755 "$policy"
-  made_policy=1
-fi
-cleanup() { if [ -n "$made_policy" ]; then $sudo rm -f "$policy"; fi; }
-trap cleanup EXIT
-
-export DEBIAN_FRONTEND=noninteractive
-apt_opts=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
-say "installing the Debian package postgresql-15"
-$sudo apt-get "${apt_opts[@]}" update -qq >&2
-$sudo apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends postgresql-15 >&2
+# --no-start: the package's service must not start (ortel runs its own server).
+"$(dirname "$0")/apt-install.sh" --no-start PostgreSQL "install PostgreSQL 15 (initdb, pg_ctl)" postgresql-15
 
 bin=$(find_bin) && [ -x "$bin/initdb" ] || die "the postgresql-15 package installed no initdb"
 id postgres >/dev/null 2>&1 || die "the postgresql-15 package created no postgres user"

@@ -8,14 +8,5 @@ if command -v tmux >/dev/null; then
   say "already installed: $(tmux -V)"
   exit 0
 fi
-command -v apt-get >/dev/null || die "tmux is not installed and apt-get is missing; install tmux"
-sudo=
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null || die "tmux is not installed; run this script as root (or with sudo available)"
-  sudo=sudo
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt_opts=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
-$sudo apt-get "${apt_opts[@]}" update -qq >&2
-$sudo apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends tmux >&2
+"$(dirname "$0")/apt-install.sh" tmux "install tmux" tmux
 say "installed: $(tmux -V)"

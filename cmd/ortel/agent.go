@@ -130,7 +130,7 @@ func (a *agentAction) run(ctx context.Context, e *env, pos []string) error {
 	// NVML starts in the background (GPUWait 0): a slow driver does not
 	// delay the start; GPUs join the export when found.
 	h, err := startHarness(ctx, e, "agent", harnessConfig{telemetry: tcfg, ui: &a.ui,
-		hardware: &hardware.Options{PIDs: pids, NoSelf: a.discover}})
+		hardware: &hardware.Config{PIDs: pids, NoSelf: a.discover}})
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func BenchmarkAgentStartup(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		set := hardware.Open(ctx, hardware.Options{MeterProvider: tel.MeterProvider})
+		set := hardware.Open(ctx, hardware.Config{MeterProvider: tel.MeterProvider})
 		b.ReportMetric(float64(time.Since(start).Microseconds())/1000, "startup-ms")
 		b.StopTimer()
 		set.Shutdown(ctx)

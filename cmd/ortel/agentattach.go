@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"io"
 	"io/fs"
 	"maps"
@@ -77,18 +78,15 @@ func (x *attachFlags) validate(fs *flagSet, discover bool) error {
 			return usagef("--attach-duty %q: want ON/PERIOD, two durations such as 3s/1m, or always", x.duty)
 		}
 	}
-	return usage(attach.ValidateFleet(x.options()...))
+	return usage(x.config().ValidateFleet())
 }
 
-// options are the fleet's options the flags give.
-func (x *attachFlags) options() []attach.Option {
-	opts := []attach.Option{attach.WithSpanRatio(x.spanRatio),
-		attach.WithLimits(attach.Limits{ProcessProbes: x.processProbes, NodeProbes: x.probes,
-			ProcessEvents: x.processRuns, NodeEvents: x.runs})}
-	if x.dutyPeriod > 0 || x.dutyOn > 0 {
-		opts = append(opts, attach.WithDutyCycle(x.dutyOn, x.dutyPeriod))
-	}
-	return opts
+// config is the fleet's Config the flags give (without where it sends
+// what it sees).
+func (x *attachFlags) config() attach.Config {
+	return attach.Config{SpanRatio: x.spanRatio, Duty: attach.DutyCycle{On: x.dutyOn, Period: x.dutyPeriod},
+		Limits: attach.Limits{ProcessProbes: x.processProbes, NodeProbes: x.probes,
+			ProcessEvents: x.processRuns, NodeEvents: x.runs}}
 }
 
 // attaching reports, for discovery, what the fleet does with each
@@ -115,8 +113,12 @@ func newAttaching(f *attach.Fleet) *attaching {
 // until ctx ends; the returned stop waits for it, detaches every probe and
 // says what it saw (unless quiet). say is nil when quiet.
 func startAttach(ctx context.Context, x *attachFlags, h *harness, root string, e *env, say func(string, ...any)) (*attaching, func(), error) {
-	f, err := attach.NewFleet(append(x.options(), attach.WithHostRoot(root),
-		attach.WithTracerProvider(h.tel.TracerProvider), attach.WithMeterProvider(h.tel.MeterProvider))...)
+	c := x.config()
+	c.HostRoot, c.TracerProvider, c.MeterProvider = root, h.tel.TracerProvider, h.tel.MeterProvider
+	if x.spanRatio == 0 { // a Config's 0 is every run; --attach-span-ratio 0 is none
+		c.TracerProvider = tracenoop.NewTracerProvider()
+	}
+	f, err := attach.NewFleet(c)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -34,44 +34,41 @@ func (f *analysisFlags) set() bool {
 	return f.peakFLOPs != "" || f.peakBW != "" || f.grid != "" || f.remeasure
 }
 
-// options turns the flags into analysis options; a bad value is a usage
+// config turns the flags into the analysis Config; a bad value is a usage
 // error.
-func (f *analysisFlags) options(progress io.Writer) ([]analysis.Option, error) {
-	opts := []analysis.Option{analysis.WithRemeasurePeaks(f.remeasure)}
-	if progress != nil {
-		opts = append(opts, analysis.WithProgress(progress))
-	}
+func (f *analysisFlags) config(progress io.Writer) (analysis.Config, error) {
+	c := analysis.Config{Remeasure: f.remeasure, Progress: progress}
 	if f.peakFLOPs != "" {
 		v, err := analysis.ParseRate(f.peakFLOPs)
 		if err != nil {
-			return nil, usagef("--peak-flops: %v", err)
+			return c, usagef("--peak-flops: %v", err)
 		}
-		opts = append(opts, analysis.WithPeakFLOPs(v))
+		c.PeakFLOPs = v
 	}
 	if f.peakBW != "" {
 		v, err := analysis.ParseRate(f.peakBW)
 		if err != nil {
-			return nil, usagef("--peak-bw: %v", err)
+			return c, usagef("--peak-bw: %v", err)
 		}
-		opts = append(opts, analysis.WithPeakBandwidth(v))
+		c.PeakBandwidth = v
 	}
 	if f.grid != "" {
 		v, err := analysis.ParseGridIntensity(f.grid)
 		if err != nil {
-			return nil, usagef("--grid-intensity: %v", err)
+			return c, usagef("--grid-intensity: %v", err)
 		}
 		if v == 0 {
-			return nil, usagef("--grid-intensity: must be above 0 gCO2e/kWh")
+			return c, usagef("--grid-intensity: must be above 0 gCO2e/kWh")
 		}
-		opts = append(opts, analysis.WithGridIntensity(v))
+		c.GridIntensity = v
 	}
-	return opts, nil
+	return c, usage(c.Validate())
 }
 
 // analyzeReport computes rep.Analysis. Only a cancelled ctx is an error;
 // what the analysis could not do is in its notes.
-func analyzeReport(ctx context.Context, rep *report.Report, opts []analysis.Option) error {
-	a, err := analysis.Analyze(ctx, rep, opts...)
+func analyzeReport(ctx context.Context, rep *report.Report, c analysis.Config) error {
+	a, err := analysis.Analyze(ctx, rep, c)
 	if err != nil {
 		return err
 	}
@@ -85,11 +82,11 @@ func analyzeReport(ctx context.Context, rep *report.Report, opts []analysis.Opti
 // span contexts), and the analysis gauges — through tel's providers, so
 // they leave with the rest of the run. A failed export is a note in the
 // report, not a failed bench.
-func analyzeAndExport(ctx context.Context, rep *report.Report, tp trace.TracerProvider, mp metric.MeterProvider, opts []analysis.Option) error {
-	if err := analyzeReport(ctx, rep, opts); err != nil {
+func analyzeAndExport(ctx context.Context, rep *report.Report, tp trace.TracerProvider, mp metric.MeterProvider, c analysis.Config) error {
+	if err := analyzeReport(ctx, rep, c); err != nil {
 		return err
 	}
-	if err := analysis.Export(ctx, rep, analysis.WithTracerProvider(tp), analysis.WithMeterProvider(mp)); err != nil {
+	if err := analysis.Export(ctx, rep, analysis.Config{TracerProvider: tp, MeterProvider: mp}); err != nil {
 		rep.Analysis.Notes = append(rep.Analysis.Notes, "analysis telemetry: "+err.Error())
 	}
 	return nil

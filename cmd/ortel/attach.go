@@ -67,36 +67,30 @@ func (a *attachAction) flags(fs *flagSet) {
 	a.ui.register(fs)
 }
 
-// options are the tracer's options the flags give, checked by the engine
-// (attach.Validate): a rule they break is a usage error.
-func (a *attachAction) options() ([]attach.Option, error) {
+// config is the tracer's Config the flags give, checked by the engine
+// (attach.Config.Validate): a rule it breaks is a usage error.
+func (a *attachAction) config() (attach.Config, error) {
 	for _, v := range []func() error{a.output.validate, a.export.validate, a.ui.validate} {
 		if err := v(); err != nil {
-			return nil, err
+			return attach.Config{}, err
 		}
 	}
 	if a.duration < 0 {
-		return nil, usagef("--duration must not be negative (got %s)", a.duration)
+		return attach.Config{}, usagef("--duration must not be negative (got %s)", a.duration)
 	}
 	pids, err := parsePIDs(a.pids)
 	if err != nil {
-		return nil, err
+		return attach.Config{}, err
 	}
-	var opts []attach.Option
-	if len(pids) > 0 {
-		opts = append(opts, attach.WithPIDs(pids...))
-	}
-	if a.lib != "" {
-		opts = append(opts, attach.WithLibrary(a.lib))
-	}
-	return opts, usage(attach.Validate(opts...))
+	cfg := attach.Config{PIDs: pids, Library: a.lib}
+	return cfg, usage(cfg.Validate())
 }
 
 func (a *attachAction) run(ctx context.Context, e *env, pos []string) error {
 	if len(pos) > 0 {
 		return usagef("attach takes no arguments, got %q (use --pid or --lib)", pos[0])
 	}
-	opts, err := a.options()
+	cfg, err := a.config()
 	if err != nil {
 		return err
 	}
@@ -109,8 +103,8 @@ func (a *attachAction) run(ctx context.Context, e *env, pos []string) error {
 		return err
 	}
 	defer h.close(ctx)
-	opts = append(opts, attach.WithTracerProvider(h.tel.TracerProvider), attach.WithMeterProvider(h.tel.MeterProvider))
-	tr, err := attach.Start(opts...)
+	cfg.TracerProvider, cfg.MeterProvider = h.tel.TracerProvider, h.tel.MeterProvider
+	tr, err := attach.Start(cfg)
 	if err != nil {
 		return errors.Join(err, h.stopTelemetry(ctx))
 	}

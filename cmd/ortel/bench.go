@@ -24,7 +24,6 @@ import (
 	"github.com/ortel-dev/ortel/internal/atomicfile"
 	"github.com/ortel-dev/ortel/internal/bench"
 	"github.com/ortel-dev/ortel/internal/hardware"
-	"github.com/ortel-dev/ortel/internal/liveview"
 	"github.com/ortel-dev/ortel/internal/models"
 	"github.com/ortel-dev/ortel/internal/report"
 )
@@ -343,7 +342,7 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 	if len(pos) != 1 {
 		return usagef("want exactly one MODEL, got %d arguments", len(pos))
 	}
-	cfg, aopts, err := a.prepare(e, pos[0])
+	cfg, acfg, err := a.prepare(e, pos[0])
 	if err != nil {
 		return err
 	}
@@ -369,7 +368,7 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 	rep, benchErr := bench.Run(ctx, cfg)
 	if benchErr == nil {
 		rep.Model.Catalog = catalogName(pos[0], cfg.ModelPath)
-		benchErr = analyzeAndExport(ctx, rep, h.tel.TracerProvider, h.tel.MeterProvider, aopts)
+		benchErr = analyzeAndExport(ctx, rep, h.tel.TracerProvider, h.tel.MeterProvider, acfg)
 	}
 	// Flush what was recorded even when the bench failed: nothing already
 	// measured is lost.
@@ -396,39 +395,39 @@ func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
 // run that cannot start leaves no files behind. ONNX Runtime's own log
 // lines are shown only with --verbose (the error they explain is returned
 // all the same).
-func (a *benchAction) prepare(e *env, model string) (bench.Config, []analysis.Option, error) {
+func (a *benchAction) prepare(e *env, model string) (bench.Config, analysis.Config, error) {
 	if err := a.validateGroups(); err != nil {
-		return bench.Config{}, nil, err
+		return bench.Config{}, analysis.Config{}, err
 	}
 	cfg, err := a.config(model)
 	if err != nil {
-		return cfg, nil, err
+		return cfg, analysis.Config{}, err
 	}
-	aopts, err := a.analysis.options(progressOf(a.output.quiet, e))
+	acfg, err := a.analysis.config(progressOf(a.output.quiet, e))
 	if err != nil {
-		return cfg, nil, err
+		return cfg, analysis.Config{}, err
 	}
 	known, err := resolveBenchModel(&cfg, model)
 	if err != nil {
-		return cfg, nil, err
+		return cfg, analysis.Config{}, err
 	}
 	if note := presetNote(known, model); note != "" && !a.output.quiet {
 		fmt.Fprintf(e.stderr, "ortel bench: %s\n", note)
 	}
 	if _, err := ortlib.Init(); err != nil {
-		return cfg, nil, err
+		return cfg, analysis.Config{}, err
 	}
 	level := ort.LoggingLevel(ort.LoggingLevelFatal)
 	if a.verbose {
 		level = ort.LoggingLevelWarning
 	}
 	if err := ort.SetEnvironmentLogLevel(level); err != nil {
-		return cfg, nil, fmt.Errorf("set ONNX Runtime's log level: %w", err)
+		return cfg, analysis.Config{}, fmt.Errorf("set ONNX Runtime's log level: %w", err)
 	}
 	if err := bench.CheckInputs(cfg); err != nil {
-		return cfg, nil, a.inputsCommand(err, model)
+		return cfg, analysis.Config{}, a.inputsCommand(err, model)
 	}
-	return cfg, aopts, nil
+	return cfg, acfg, nil
 }
 
 // dropFailedOutput removes the output folder a failed run created, so that
@@ -527,12 +526,12 @@ func (a *benchAction) harnessConfig(cfg bench.Config, out string) (*bench.OnDema
 	tcfg.Views = views.FromEnv()
 	hc := harnessConfig{telemetry: tcfg, ui: &a.ui, hardware: a.hw.options(2 * time.Second)}
 	if cfg.SLA != nil {
-		hc.uiOptions = append(hc.uiOptions, liveview.WithSLA(cfg.SLA.Threshold, cfg.SLA.Percentile))
+		hc.uiConfig.SLAThreshold, hc.uiConfig.SLAPercentile = cfg.SLA.Threshold, cfg.SLA.Percentile
 	}
 	var od *bench.OnDemand
 	if a.profileOnDemand > 0 {
 		od = &bench.OnDemand{}
-		hc.uiOptions = append(hc.uiOptions, liveview.WithProfileTrigger(od.Profile, a.profileOnDemand, bench.MaxOnDemandRuns))
+		hc.uiConfig.Profile, hc.uiConfig.ProfileRuns, hc.uiConfig.ProfileMaxRuns = od.Profile, a.profileOnDemand, bench.MaxOnDemandRuns
 	}
 	return od, hc
 }

@@ -158,7 +158,7 @@ func diagnose(ctx context.Context, endpoint string) doctorReport {
 	} else {
 		d.ORT.Found, d.ORT.Path, d.ORT.Version = true, p, ort.GetVersion()
 	}
-	set := hardware.Open(ctx, hardware.Options{GPUWait: 3 * time.Second})
+	set := hardware.Open(ctx, hardware.Config{GPUWait: 3 * time.Second})
 	d.Sources = set.Statuses()
 	set.Shutdown(ctx)
 	d.Attach = attach.Check()

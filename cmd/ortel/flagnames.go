@@ -35,9 +35,22 @@ var engineFlags = map[string]map[string]string{
 	"attach": {
 		"PIDs": "--pid PID", "Library": "--lib PATH",
 		// ortel agent --attach
-		"SpanRatio": "--attach-span-ratio", "DutyCycle": "--attach-duty",
+		"SpanRatio": "--attach-span-ratio", "Duty": "--attach-duty",
 		"Limits.ProcessProbes": "--attach-max-process-probes", "Limits.NodeProbes": "--attach-max-probes",
 		"Limits.ProcessEvents": "--attach-max-process-runs", "Limits.NodeEvents": "--attach-max-runs",
+	},
+	"analysis": {
+		"PeakFLOPs": "--peak-flops", "PeakBandwidth": "--peak-bw", "GridIntensity": "--grid-intensity",
+	},
+	"hardware": {
+		"PIDs":    "--pid PID",
+		"GPUWait": "", // no flag: each command sets its own
+	},
+	"live view": { // set from bench's Config, which names its own flags first
+		"Interval": "", "Window": "", "SLAPercentile": "", "ProfileRuns": "", "ProfileMaxRuns": "",
+	},
+	"import": { // no flags: ortel import uses the defaults
+		"BatchSize": "", "MaxPending": "",
 	},
 }
 

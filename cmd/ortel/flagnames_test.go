@@ -36,7 +36,9 @@ func engineFields(t *testing.T) map[string][]string {
 		}
 		out[engine] = append(out[engine], f)
 	}
-	dirs := map[string]string{"bench": "../../internal/bench", "history": "../../internal/history", "attach": "../../internal/attach", "": "."}
+	dirs := map[string]string{"bench": "../../internal/bench", "history": "../../internal/history", "attach": "../../internal/attach",
+		"analysis": "../../internal/analysis", "hardware": "../../internal/hardware", "live view": "../../internal/liveview",
+		"import": "../../internal/profimport", "": "."}
 	for engine, dir := range dirs {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {

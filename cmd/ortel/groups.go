@@ -166,9 +166,9 @@ func (h *hardwareFlags) validate() error {
 }
 
 // options is what the harness opens, nil with --no-hardware.
-func (h *hardwareFlags) options(gpuWait time.Duration) *hardware.Options {
+func (h *hardwareFlags) options(gpuWait time.Duration) *hardware.Config {
 	if h.off {
 		return nil
 	}
-	return &hardware.Options{GPUWait: gpuWait}
+	return &hardware.Config{GPUWait: gpuWait}
 }

@@ -47,19 +47,27 @@ type harness struct {
 type harnessConfig struct {
 	telemetry telemetry.Config
 	// ui is the live view's flags; nil, or without --ui, for none.
-	ui        *uiFlags
-	uiOptions []liveview.Option
+	ui       *uiFlags
+	uiConfig liveview.Config
 	// hardware opens the hardware receivers on the telemetry's
 	// MeterProvider; nil for none.
-	hardware *hardware.Options
+	hardware *hardware.Config
 }
 
 // startHarness starts what cfg asks for, in order; on failure what was
 // started is stopped again.
 func startHarness(ctx context.Context, e *env, command string, cfg harnessConfig) (*harness, error) {
+	if err := cfg.uiConfig.Validate(); err != nil {
+		return nil, usage(err)
+	}
+	if cfg.hardware != nil {
+		if err := cfg.hardware.Validate(); err != nil {
+			return nil, usage(err)
+		}
+	}
 	h := &harness{e: e, command: command}
 	if cfg.ui != nil {
-		h.ui = cfg.ui.newUI(cfg.uiOptions...)
+		h.ui = cfg.ui.newUI(cfg.uiConfig)
 	}
 	cfg.telemetry.Readers = append(cfg.telemetry.Readers, h.ui.readers()...)
 	tel, err := startTelemetry(ctx, e, command, cfg.telemetry)

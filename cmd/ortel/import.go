@@ -137,7 +137,7 @@ func (a *importAction) run(ctx context.Context, e *env, pos []string) error {
 		removeAll(created)
 		return fmt.Errorf("open the trace output: %w", err)
 	}
-	opts := profimport.Options{
+	opts := profimport.Config{
 		Model:         a.model,
 		RunAttrs:      []attribute.KeyValue{semconv.OnnxruntimeExecutionProvidersKey.StringSlice([]string{a.provider})},
 		MeterProvider: h.tel.MeterProvider,
@@ -200,7 +200,7 @@ func openImportSink(ctx context.Context, e *env, h *harness, resolved telemetry.
 var errSink = errors.New("the output failed")
 
 // importFile imports one profile and prints what it wrote.
-func importFile(ctx context.Context, e *env, path string, origin time.Time, sink profimport.Sink, opts profimport.Options) (profimport.Stats, error) {
+func importFile(ctx context.Context, e *env, path string, origin time.Time, sink profimport.Sink, opts profimport.Config) (profimport.Stats, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return profimport.Stats{}, fmt.Errorf("read profile %q: %w", path, err)
@@ -209,7 +209,7 @@ func importFile(ctx context.Context, e *env, path string, origin time.Time, sink
 	opts.Origin = origin
 	if origin.IsZero() {
 		var from string
-		opts.Origin, from = instrument.ProfileStart(path)
+		opts.Origin, from = profimport.StartTime(path)
 		fmt.Fprintf(e.stderr, "ortel import: %s: start %s, from %s (set --start to override)\n",
 			path, opts.Origin.Format(time.RFC3339Nano), from)
 	}

@@ -91,7 +91,7 @@ func (a *reportAction) run(ctx context.Context, e *env, pos []string) error {
 	if f == "csv" && !validTable(table) {
 		return usagef("--table %q: want one of %s", table, strings.Join(report.CSVTables(), ", "))
 	}
-	opts, err := af.options(e.stderr)
+	acfg, err := af.config(e.stderr)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (a *reportAction) run(ctx context.Context, e *env, pos []string) error {
 		return err
 	}
 	if rep.Analysis == nil || reanalyze || af.set() {
-		if err := analyzeReport(ctx, rep, opts); err != nil {
+		if err := analyzeReport(ctx, rep, acfg); err != nil {
 			return err
 		}
 	}

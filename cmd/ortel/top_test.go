@@ -36,13 +36,13 @@ func TestTopInTmux(t *testing.T) {
 	defer func() { _ = mp.Shutdown(context.Background()) }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	hw := hardware.Open(ctx, hardware.Options{MeterProvider: mp})
+	hw := hardware.Open(ctx, hardware.Config{MeterProvider: mp})
 	defer hw.Shutdown(context.Background())
 	runs, err := semconv.NewOnnxruntimeRunDuration(mp.Meter("test"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := liveview.New(reader)
+	view := liveview.New(reader, liveview.Config{})
 	srv, err := liveview.Serve(view, "0", false, "")
 	if err != nil {
 		t.Fatal(err)

@@ -66,12 +66,12 @@ var uiStarted func(url string)
 
 // newUI returns the live view's reader (to put on the MeterProvider), or
 // nil when --ui is off.
-func (u *uiFlags) newUI(opts ...liveview.Option) *liveUI {
+func (u *uiFlags) newUI(cfg liveview.Config) *liveUI {
 	if u.addr == "" {
 		return nil
 	}
 	r := liveview.NewReader()
-	return &liveUI{flags: *u, reader: r, view: liveview.New(r, opts...)}
+	return &liveUI{flags: *u, reader: r, view: liveview.New(r, cfg)}
 }
 
 // readers is what goes into telemetry.Config.Readers.

@@ -35,6 +35,12 @@
 // microsecond once. ONNX Runtime 1.25 and later add allocator readings to
 // each node (the mem_* args), read into [Event].Memory.
 //
-// This package emits no telemetry of its own; turning events into spans and
-// metrics is the caller's job.
+// [Grouper] gathers the events of a profile read as a stream into runs:
+// each model_run with the events it encloses, matched by interval and
+// thread (concurrent runs stay apart), nested, with a bounded memory (held
+// events past a limit go to a temporary file). [Event.AppendNodeAttributes]
+// and [Event.AppendRunAttributes] give a node event's span attributes in
+// ortel's conventions. ortel's live operator spans (package instrument) and
+// `ortel import` are both built on them; this package emits no telemetry of
+// its own.
 package profile

@@ -1,6 +1,9 @@
 package profile
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
 // ExecuteName is the name of the Session event ONNX Runtime writes for each
 // run of a graph: once per Run for the main graph and, nested inside the
@@ -41,13 +44,14 @@ type Placement struct {
 // events get the Parent of the kernel that ran them and a Self of 0.
 func Nest(evs []Event) []Placement {
 	out := make([]Placement, len(evs))
-	NestInto(out, evs, nil)
+	nestInto(out, evs, nil)
 	return out
 }
 
-// NestInto is Nest writing into out (len(out) >= len(evs)), with order as
-// scratch space to reuse between calls; it returns order for reuse.
-func NestInto(out []Placement, evs []Event, order []int) []int {
+// nestInto is Nest writing into out (len(out) >= len(evs)), with order as
+// scratch space to reuse between calls; it returns order for reuse. The
+// Grouper nests each run it closes with it.
+func nestInto(out []Placement, evs []Event, order []int) []int {
 	order = order[:0]
 	for i := range evs {
 		order = append(order, i)
@@ -55,19 +59,21 @@ func NestInto(out []Placement, evs []Event, order []int) []int {
 	}
 	// Enclosing events first: by start, then by end descending, then a
 	// kernel before the Execute it ran (they may share both ends).
-	sort.Slice(order, func(a, b int) bool {
-		x, y := &evs[order[a]], &evs[order[b]]
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := &evs[a], &evs[b]
 		if x.TS != y.TS {
-			return x.TS < y.TS
+			return cmp.Compare(x.TS, y.TS)
 		}
 		if xe, ye := x.TS+x.Dur, y.TS+y.Dur; xe != ye {
-			return xe > ye
+			return cmp.Compare(ye, xe)
 		}
-		xk, yk := !x.IsExecute(), !y.IsExecute()
-		if xk != yk {
-			return xk
+		if xk, yk := !x.IsExecute(), !y.IsExecute(); xk != yk {
+			if xk {
+				return -1
+			}
+			return 1
 		}
-		return order[a] < order[b]
+		return cmp.Compare(a, b)
 	})
 	// stack holds the events enclosing the current one, outermost first.
 	var stackBuf [32]int

@@ -22,8 +22,11 @@ import (
 // and the energy efficiency. What it cannot do is said in the result's
 // Notes, not returned as an error: only a cancelled ctx is an error. It
 // does not modify rep.
-func Analyze(ctx context.Context, rep *report.Report, opts ...Option) (*report.Analysis, error) {
-	cfg := newConfig(opts)
+func Analyze(ctx context.Context, rep *report.Report, c Config) (*report.Analysis, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	cfg := newConfig(c)
 	a := &report.Analysis{Notes: append([]string(nil), cfg.warnings...)}
 	peaks, err := resolvePeaks(ctx, rep, cfg, a)
 	if err != nil {
@@ -74,21 +77,21 @@ func Analyze(ctx context.Context, rep *report.Report, opts ...Option) (*report.A
 func resolvePeaks(ctx context.Context, rep *report.Report, cfg *config, a *report.Analysis) (*report.Peaks, error) {
 	key := MachineKey(rep.Host.CPUModel, rep.Host.LogicalCPUs, rep.Runtime.ORTVersion)
 	var p *report.Peaks
-	if cfg.peakFLOPs <= 0 || cfg.peakBytes <= 0 {
+	if cfg.PeakFLOPs <= 0 || cfg.PeakBandwidth <= 0 {
 		p = basePeaks(ctx, rep, cfg, key, a)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	}
-	if cfg.peakFLOPs > 0 || cfg.peakBytes > 0 {
+	if cfg.PeakFLOPs > 0 || cfg.PeakBandwidth > 0 {
 		if p == nil {
 			p = &report.Peaks{Machine: key}
 		}
-		if cfg.peakFLOPs > 0 {
-			p.FLOPsPerS, p.FLOPsSource = cfg.peakFLOPs, SourceFlag
+		if cfg.PeakFLOPs > 0 {
+			p.FLOPsPerS, p.FLOPsSource = cfg.PeakFLOPs, SourceFlag
 		}
-		if cfg.peakBytes > 0 {
-			p.BytesPerS, p.BytesSource = cfg.peakBytes, SourceFlag
+		if cfg.PeakBandwidth > 0 {
+			p.BytesPerS, p.BytesSource = cfg.PeakBandwidth, SourceFlag
 			if len(p.Levels) > 0 {
 				a.Notes = append(a.Notes, "--peak-bw replaces the measured per-level bandwidth roofs: every node is compared with its one roof")
 			}
@@ -106,14 +109,14 @@ func resolvePeaks(ctx context.Context, rep *report.Report, cfg *config, a *repor
 }
 
 func basePeaks(ctx context.Context, rep *report.Report, cfg *config, key string, a *report.Analysis) *report.Peaks {
-	if cfg.remeasure {
+	if cfg.Remeasure {
 		return measurePeaks(ctx, cfg, key, a)
 	}
 	if rep.Analysis != nil && rep.Analysis.Peaks != nil && rep.Analysis.Peaks.FLOPsPerS > 0 && rep.Analysis.Peaks.BytesPerS > 0 {
 		p := *rep.Analysis.Peaks
 		return &p
 	}
-	if p, err := LoadPeaks(cfg.cacheDir, key); err == nil {
+	if p, err := LoadPeaks(cfg.CacheDir, key); err == nil {
 		if len(p.Levels) == 0 && !strings.HasSuffix(p.Caches, noKnee+"): one bandwidth roof, measured at a DRAM-sized working set") && cfg.measure {
 			// Cached before per-level roofs existed, or before CPUID and
 			// the sweep could find the caches sysfs lacks: measure them
@@ -145,8 +148,8 @@ func measurePeaks(ctx context.Context, cfg *config, key string, a *report.Analys
 		a.Notes = append(a.Notes, fmt.Sprintf("no roofline classification: the run was recorded on another machine (%s, this is %s) and no peaks are cached for it; pass --peak-flops and --peak-bw", key, here))
 		return nil
 	}
-	cfg.progressf("measuring machine peaks (once per machine; cached in %s)", PeaksCachePath(cfg.cacheDir, key))
-	p, err := MeasurePeaks(ctx, WithHostRoot(cfg.hostRoot))
+	cfg.progressf("measuring machine peaks (once per machine; cached in %s)", PeaksCachePath(cfg.CacheDir, key))
+	p, err := MeasurePeaks(ctx, Config{HostRoot: cfg.HostRoot})
 	if err != nil {
 		if ctx.Err() == nil {
 			a.Notes = append(a.Notes, "no roofline classification: "+err.Error())
@@ -154,9 +157,9 @@ func measurePeaks(ctx context.Context, cfg *config, key string, a *report.Analys
 		return nil
 	}
 	p.Machine = key
-	if err := SavePeaks(cfg.cacheDir, key, p); err != nil {
+	if err := SavePeaks(cfg.CacheDir, key, p); err != nil {
 		a.Notes = append(a.Notes, "peaks not cached: "+err.Error())
-	} else if c, err := LoadPeaks(cfg.cacheDir, key); err == nil {
+	} else if c, err := LoadPeaks(cfg.CacheDir, key); err == nil {
 		// The cache keeps the highest measurement of this machine.
 		p.FLOPsPerS, p.BytesPerS, p.Levels = c.FLOPsPerS, c.BytesPerS, c.Levels
 	}

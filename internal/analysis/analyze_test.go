@@ -38,7 +38,7 @@ func notes(a *report.Analysis) string { return strings.Join(a.Notes, "\n") }
 
 func TestAnalyzeWithFlagPeaks(t *testing.T) {
 	t.Setenv(EnvGridIntensity, "")
-	a, err := Analyze(context.Background(), fixtureReport(), WithPeakFLOPs(1e12), WithPeakBandwidth(50e9), WithCacheDir(t.TempDir()))
+	a, err := Analyze(context.Background(), fixtureReport(), Config{PeakFLOPs: 1e12, PeakBandwidth: 50e9, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,12 +67,12 @@ func TestAnalyzePeakSources(t *testing.T) {
 		if err := SavePeaks(dir, key, report.Peaks{FLOPsPerS: 2e12, BytesPerS: 1e11}); err != nil {
 			t.Fatal(err)
 		}
-		a, _ := Analyze(context.Background(), rep, WithCacheDir(dir))
+		a, _ := Analyze(context.Background(), rep, Config{CacheDir: dir})
 		if a.Peaks == nil || a.Peaks.FLOPsSource != SourceCache || a.Peaks.FLOPsPerS != 2e12 || a.Peaks.Machine != key {
 			t.Errorf("peaks = %+v; notes %s", a.Peaks, notes(a))
 		}
 		// One flag overrides one peak, the other stays cached.
-		a, _ = Analyze(context.Background(), rep, WithCacheDir(dir), WithPeakBandwidth(5e10))
+		a, _ = Analyze(context.Background(), rep, Config{CacheDir: dir, PeakBandwidth: 5e10})
 		if a.Peaks.BytesSource != SourceFlag || a.Peaks.FLOPsSource != SourceCache || a.Peaks.Ridge != 40 {
 			t.Errorf("mixed peaks = %+v", a.Peaks)
 		}
@@ -82,7 +82,7 @@ func TestAnalyzePeakSources(t *testing.T) {
 		if err := SavePeaks(dir, key, *levelPeaks()); err != nil {
 			t.Fatal(err)
 		}
-		a, _ := Analyze(context.Background(), rep, WithCacheDir(dir))
+		a, _ := Analyze(context.Background(), rep, Config{CacheDir: dir})
 		if a.Peaks == nil || len(a.Peaks.Levels) != 8 || a.Peaks.BytesPerS != 30e9 {
 			t.Fatalf("peaks = %+v; notes %s", a.Peaks, notes(a))
 		}
@@ -95,12 +95,12 @@ func TestAnalyzePeakSources(t *testing.T) {
 		// with the default-thread roofs, and a note says so.
 		r3 := fixtureReport()
 		r3.Config.IntraOpThreads = 3
-		a3, _ := Analyze(context.Background(), r3, WithCacheDir(dir))
+		a3, _ := Analyze(context.Background(), r3, Config{CacheDir: dir})
 		if op := a3.Roofline.Ops[0]; op.RoofThreads == nil || *op.RoofThreads != 0 || !strings.Contains(notes(a3), "the model ran on 3 intra-op threads") {
 			t.Errorf("3 threads: %+v; notes %s", op.RoofPlacement, notes(a3))
 		}
 		// --peak-bw is the one roof: the levels go, and a note says so.
-		a, _ = Analyze(context.Background(), rep, WithCacheDir(dir), WithPeakBandwidth(5e10))
+		a, _ = Analyze(context.Background(), rep, Config{CacheDir: dir, PeakBandwidth: 5e10})
 		if len(a.Peaks.Levels) != 0 || a.Roofline.Ops[0].Roof != LevelMemory || a.Roofline.Ops[0].RoofBytesPerS != 5e10 || !strings.Contains(notes(a), "--peak-bw replaces the measured per-level bandwidth roofs") {
 			t.Errorf("flag roof: %+v, op %+v; notes %s", a.Peaks, a.Roofline.Ops[0].RoofPlacement, notes(a))
 		}
@@ -108,13 +108,13 @@ func TestAnalyzePeakSources(t *testing.T) {
 	t.Run("report", func(t *testing.T) {
 		r := fixtureReport()
 		r.Analysis = &report.Analysis{Peaks: &report.Peaks{FLOPsPerS: 3e12, BytesPerS: 1e11, FLOPsSource: SourceMeasured, BytesSource: SourceMeasured}}
-		a, _ := Analyze(context.Background(), r, WithCacheDir(t.TempDir()))
+		a, _ := Analyze(context.Background(), r, Config{CacheDir: t.TempDir()})
 		if a.Peaks == nil || a.Peaks.FLOPsPerS != 3e12 || a.Peaks.FLOPsSource != SourceMeasured {
 			t.Errorf("re-analysis peaks = %+v", a.Peaks)
 		}
 	})
 	t.Run("another machine", func(t *testing.T) {
-		a, _ := Analyze(context.Background(), rep, WithCacheDir(t.TempDir()))
+		a, _ := Analyze(context.Background(), rep, Config{CacheDir: t.TempDir()})
 		if a.Peaks != nil || !strings.Contains(notes(a), "--peak-flops") {
 			t.Errorf("peaks %+v; notes %s", a.Peaks, notes(a))
 		}
@@ -123,7 +123,7 @@ func TestAnalyzePeakSources(t *testing.T) {
 		}
 	})
 	t.Run("measuring off", func(t *testing.T) {
-		a, _ := Analyze(context.Background(), rep, WithCacheDir(t.TempDir()), WithMeasurePeaks(false))
+		a, _ := Analyze(context.Background(), rep, Config{CacheDir: t.TempDir(), NoMeasure: true})
 		if a.Peaks != nil || !strings.Contains(notes(a), "measuring is off") {
 			t.Errorf("peaks %+v; notes %s", a.Peaks, notes(a))
 		}
@@ -132,7 +132,7 @@ func TestAnalyzePeakSources(t *testing.T) {
 		dir := t.TempDir()
 		os.MkdirAll(dir+"/peaks", 0o755)
 		os.WriteFile(PeaksCachePath(dir, key), []byte("{not json"), 0o644)
-		a, _ := Analyze(context.Background(), rep, WithCacheDir(dir), WithMeasurePeaks(false))
+		a, _ := Analyze(context.Background(), rep, Config{CacheDir: dir, NoMeasure: true})
 		if !strings.Contains(notes(a), PeaksCachePath(dir, key)) {
 			t.Errorf("notes do not name the corrupt cache: %s", notes(a))
 		}
@@ -144,7 +144,7 @@ func TestAnalyzeRaisesComputeRoof(t *testing.T) {
 	// The Conv does 302 MFLOP in 1 ms: 302 GFLOP/s, above a 100 GFLOP/s peak.
 	dir := t.TempDir()
 	SavePeaks(dir, MachineKey(testCPU, 4, "1.24.3"), report.Peaks{FLOPsPerS: 100e9, BytesPerS: 10e9})
-	a, _ := Analyze(context.Background(), rep, WithCacheDir(dir))
+	a, _ := Analyze(context.Background(), rep, Config{CacheDir: dir})
 	if a.Peaks.FLOPsSource != SourceProfile || a.Peaks.FLOPsPerS < 300e9 || !strings.Contains(notes(a), "raised") {
 		t.Errorf("peaks %+v; notes %s", a.Peaks, notes(a))
 	}
@@ -154,7 +154,7 @@ func TestAnalyzeRaisesComputeRoof(t *testing.T) {
 		}
 	}
 	// A flag is the user's word: kept, with a note.
-	a, _ = Analyze(context.Background(), rep, WithPeakFLOPs(100e9), WithPeakBandwidth(10e9))
+	a, _ = Analyze(context.Background(), rep, Config{PeakFLOPs: 100e9, PeakBandwidth: 10e9})
 	if a.Peaks.FLOPsSource != SourceFlag || !strings.Contains(notes(a), "above --peak-flops") {
 		t.Errorf("peaks %+v; notes %s", a.Peaks, notes(a))
 	}
@@ -163,7 +163,7 @@ func TestAnalyzeRaisesComputeRoof(t *testing.T) {
 func TestAnalyzeWithoutOperators(t *testing.T) {
 	rep := fixtureReport()
 	rep.Operators = nil
-	a, err := Analyze(context.Background(), rep, WithPeakFLOPs(1e12), WithPeakBandwidth(1e11))
+	a, err := Analyze(context.Background(), rep, Config{PeakFLOPs: 1e12, PeakBandwidth: 1e11})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestAnalyzeWithoutOperators(t *testing.T) {
 func TestAnalyzeGridIntensity(t *testing.T) {
 	tests := []struct {
 		env, flag  string
-		opts       []Option
+		grid       float64
 		want       float64
 		wantSource string
 		wantNote   string
@@ -186,13 +186,12 @@ func TestAnalyzeGridIntensity(t *testing.T) {
 		{env: "", want: DefaultGridIntensity, wantSource: "default"},
 		{env: "120", want: 120, wantSource: EnvGridIntensity},
 		{env: "lots", want: DefaultGridIntensity, wantSource: "default", wantNote: EnvGridIntensity},
-		{env: "120", opts: []Option{WithGridIntensity(50)}, want: 50, wantSource: "--grid-intensity"},
+		{env: "120", grid: 50, want: 50, wantSource: "--grid-intensity"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env+tt.wantSource, func(t *testing.T) {
 			t.Setenv(EnvGridIntensity, tt.env)
-			opts := append([]Option{WithPeakFLOPs(1e12), WithPeakBandwidth(1e11)}, tt.opts...)
-			a, _ := Analyze(context.Background(), fixtureReport(), opts...)
+			a, _ := Analyze(context.Background(), fixtureReport(), Config{PeakFLOPs: 1e12, PeakBandwidth: 1e11, GridIntensity: tt.grid})
 			c := a.Energy.Carbon
 			if c.GridIntensity != tt.want || !strings.Contains(c.GridSource, tt.wantSource) {
 				t.Errorf("grid = %+v", c)
@@ -222,7 +221,7 @@ func TestMeasurePeaksThroughAnalyze(t *testing.T) {
 	}
 	start := time.Now()
 	// The caches of a fixture sysfs: L1 4 KiB, L2 16 KiB, L3 64 KiB.
-	a, err := Analyze(context.Background(), rep, WithCacheDir(dir), WithHostRoot("testdata/sysfs/tiny"))
+	a, err := Analyze(context.Background(), rep, Config{CacheDir: dir, HostRoot: "testdata/sysfs/tiny"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +262,7 @@ func TestMeasurePeaksThroughAnalyze(t *testing.T) {
 		t.Errorf("cache: %+v, %v", c, err)
 	}
 	// The second analysis reads the cache instead of measuring.
-	a, _ = Analyze(context.Background(), rep, WithCacheDir(dir))
+	a, _ = Analyze(context.Background(), rep, Config{CacheDir: dir})
 	if a.Peaks.BytesSource != SourceCache {
 		t.Errorf("second analysis: %+v", a.Peaks)
 	}
@@ -276,7 +275,7 @@ func TestAnalyzeCancelled(t *testing.T) {
 	rep.Runtime.ORTVersion = ort.GetVersion()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Analyze(ctx, rep, WithCacheDir(t.TempDir())); err == nil {
+	if _, err := Analyze(ctx, rep, Config{CacheDir: t.TempDir()}); err == nil {
 		t.Error("a cancelled analysis returned no error")
 	}
 }

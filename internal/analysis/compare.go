@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -392,11 +394,7 @@ func sessionOpts(r *report.Report) report.SessionOptions {
 }
 
 func kvText(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for i, k := range keys {
 		keys[i] = k + "=" + m[k]
 	}

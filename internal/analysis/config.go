@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/instrument/ortlib"
+	"github.com/ortel-dev/ortel/internal/configerr"
 )
 
 // EnvGridIntensity names the environment variable holding the grid carbon
@@ -28,114 +29,118 @@ const DefaultGridIntensity = 480.0
 // DefaultGridSource says where DefaultGridIntensity comes from.
 const DefaultGridSource = "default: world average 2023 (Ember, Global Electricity Review 2024)"
 
-// config holds the options of Analyze and Export.
-type config struct {
-	peakFLOPs, peakBytes float64
-	measure, remeasure   bool
-	cacheDir             string
-	hostRoot             string
-	// cpuid and sweep are the second and third sources of cache sizes
-	// (discoverCaches); tests replace them.
-	cpuid         func() ([]CacheLevel, string)
-	sweep         func(context.Context) ([]int64, []float64, error)
-	gridIntensity float64
-	gridSource    string
-	progress      io.Writer
-	warnings      []string
+// Config configures Analyze, Export and MeasurePeaks. Its zero value is
+// valid: peaks measured (once per machine, then cached) when the report
+// has none, the grid intensity from ORTEL_GRID_INTENSITY or the default,
+// the global providers.
+type Config struct {
+	// PeakFLOPs and PeakBandwidth (bytes/s) are the machine's peaks, given
+	// instead of measured or cached (the --peak-flops and --peak-bw flags);
+	// 0 keeps the measured or cached value.
+	PeakFLOPs, PeakBandwidth float64
+	// NoMeasure forbids Analyze to run the peak microbenchmark when no
+	// cached peaks exist for this machine. Analyze never measures when the
+	// report was recorded on another machine.
+	NoMeasure bool
+	// Remeasure runs the peak microbenchmark even when peaks are cached or
+	// in the report (--remeasure-peaks); the cache keeps the highest
+	// measurement.
+	Remeasure bool
+	// CacheDir is the project cache folder the peaks are cached in (the
+	// file is peaks/<machine key>.json); "": ortlib.CacheDir().
+	CacheDir string
+	// HostRoot is where sysfs is read for the cache sizes (a fixture tree
+	// in tests, the host's file system in a container); "": "/".
+	HostRoot string
+	// GridIntensity is the grid carbon intensity in gCO2e/kWh
+	// (--grid-intensity); above 0 it overrides ORTEL_GRID_INTENSITY, whose
+	// absence gives DefaultGridIntensity.
+	GridIntensity float64
+	// Progress, when set, gets one line per slow step (the peak
+	// microbenchmark).
+	Progress io.Writer
+	// TracerProvider and MeterProvider receive Export's analysis span and
+	// gauges; nil: the global ones.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
 
-	tracerProvider trace.TracerProvider
-	meterProvider  metric.MeterProvider
+	// sources, when set, replace the second and third sources of cache
+	// sizes (CPUID and the bandwidth sweep; discoverCaches) in tests.
+	sources *cacheSources
 }
 
-// Option configures Analyze and Export.
-type Option interface{ apply(*config) }
+// Validate checks c: peaks not negative, a grid intensity from 0 to 5000
+// gCO2e/kWh. Its errors name the fields (configerr).
+func (c Config) Validate() error {
+	switch {
+	case c.PeakFLOPs < 0:
+		return configerr.New("analysis", "{PeakFLOPs} %g: want a rate above 0, or 0 to measure it", c.PeakFLOPs)
+	case c.PeakBandwidth < 0:
+		return configerr.New("analysis", "{PeakBandwidth} %g: want a rate above 0, or 0 to measure it", c.PeakBandwidth)
+	case c.GridIntensity < 0 || c.GridIntensity > 5000:
+		return configerr.New("analysis", "{GridIntensity} %g gCO2e/kWh is out of range (0 to 5000)", c.GridIntensity)
+	}
+	return nil
+}
 
-type optionFunc func(*config)
+// config is a Config resolved: defaults, then the environment, then the
+// Config's fields.
+type config struct {
+	Config
+	measure       bool
+	gridIntensity float64
+	gridSource    string
+	warnings      []string
+	// cpuid and sweep are the second and third sources of cache sizes
+	// (discoverCaches): CPUID and the bandwidth sweep, unless
+	// Config.sources replaces them.
+	cpuid func() ([]CacheLevel, string)
+	sweep func(context.Context) ([]int64, []float64, error)
+}
 
-func (f optionFunc) apply(c *config) { f(c) }
+// cacheSources replace CPUID and the bandwidth sweep in tests
+// (Config.sources); a nil sweep means none.
+type cacheSources struct {
+	cpuid func() ([]CacheLevel, string)
+	sweep func(context.Context) ([]int64, []float64, error)
+}
 
-// newConfig applies defaults, then the environment, then opts.
-func newConfig(opts []Option) *config {
-	c := &config{measure: true, gridIntensity: DefaultGridIntensity, gridSource: DefaultGridSource,
+// newConfig applies defaults, then the environment, then c.
+func newConfig(c Config) *config {
+	r := &config{Config: c, measure: !c.NoMeasure, gridIntensity: DefaultGridIntensity, gridSource: DefaultGridSource,
 		cpuid: cpuidCacheLevels, sweep: sweepBandwidth}
+	if c.sources != nil {
+		r.cpuid, r.sweep = c.sources.cpuid, c.sources.sweep
+	}
 	if v := os.Getenv(EnvGridIntensity); v != "" {
 		g, err := ParseGridIntensity(v)
 		if err != nil {
-			c.warnings = append(c.warnings, fmt.Sprintf("%s: %v; using the default %g gCO2e/kWh", EnvGridIntensity, err, DefaultGridIntensity))
+			r.warnings = append(r.warnings, fmt.Sprintf("%s: %v; using the default %g gCO2e/kWh", EnvGridIntensity, err, DefaultGridIntensity))
 		} else {
-			c.gridIntensity, c.gridSource = g, "environment "+EnvGridIntensity
+			r.gridIntensity, r.gridSource = g, "environment "+EnvGridIntensity
 		}
 	}
-	for _, o := range opts {
-		o.apply(c)
+	if c.GridIntensity > 0 {
+		r.gridIntensity, r.gridSource = c.GridIntensity, "flag --grid-intensity"
 	}
-	if c.hostRoot == "" {
-		c.hostRoot = "/"
+	if r.HostRoot == "" {
+		r.HostRoot = "/"
 	}
-	if c.cacheDir == "" {
-		c.cacheDir = ortlib.CacheDir()
+	if r.CacheDir == "" {
+		r.CacheDir = ortlib.CacheDir()
 	}
-	if c.tracerProvider == nil {
-		c.tracerProvider = otel.GetTracerProvider()
+	if r.TracerProvider == nil {
+		r.TracerProvider = otel.GetTracerProvider()
 	}
-	if c.meterProvider == nil {
-		c.meterProvider = otel.GetMeterProvider()
+	if r.MeterProvider == nil {
+		r.MeterProvider = otel.GetMeterProvider()
 	}
-	return c
-}
-
-// WithPeakFLOPs sets the machine's peak FLOP/s instead of measuring it (the
-// `--peak-flops` flag). Zero or less keeps the measured or cached value.
-func WithPeakFLOPs(v float64) Option { return optionFunc(func(c *config) { c.peakFLOPs = v }) }
-
-// WithPeakBandwidth sets the machine's peak memory bandwidth in bytes/s
-// instead of measuring it (the `--peak-bw` flag). Zero or less keeps the
-// measured or cached value.
-func WithPeakBandwidth(v float64) Option { return optionFunc(func(c *config) { c.peakBytes = v }) }
-
-// WithMeasurePeaks says whether Analyze may run the peak microbenchmark
-// when no cached peaks exist for this machine (default true). Analyze never
-// measures when the report was recorded on another machine.
-func WithMeasurePeaks(on bool) Option { return optionFunc(func(c *config) { c.measure = on }) }
-
-// WithRemeasurePeaks runs the peak microbenchmark even when peaks are
-// cached or in the report (the `--remeasure-peaks` flag); the cache keeps
-// the highest measurement.
-func WithRemeasurePeaks(on bool) Option { return optionFunc(func(c *config) { c.remeasure = on }) }
-
-// WithCacheDir sets the project cache folder the peaks are cached in
-// (default ortlib.CacheDir(); the cache file is peaks/<machine key>.json).
-func WithCacheDir(dir string) Option { return optionFunc(func(c *config) { c.cacheDir = dir }) }
-
-// WithGridIntensity sets the grid carbon intensity in gCO2e/kWh (the
-// `--grid-intensity` flag). It overrides ORTEL_GRID_INTENSITY; the default
-// is DefaultGridIntensity. Zero or less keeps the environment or default.
-func WithGridIntensity(g float64) Option {
-	return optionFunc(func(c *config) {
-		if g > 0 {
-			c.gridIntensity, c.gridSource = g, "flag --grid-intensity"
-		}
-	})
-}
-
-// WithProgress sends one line per slow step (the peak microbenchmark) to w.
-func WithProgress(w io.Writer) Option { return optionFunc(func(c *config) { c.progress = w }) }
-
-// WithTracerProvider sets where Export's analysis span goes (default: the
-// global TracerProvider).
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return optionFunc(func(c *config) { c.tracerProvider = tp })
-}
-
-// WithMeterProvider sets where Export's metrics go (default: the global
-// MeterProvider).
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) { c.meterProvider = mp })
+	return r
 }
 
 func (c *config) progressf(format string, args ...any) {
-	if c.progress != nil {
-		fmt.Fprintf(c.progress, format+"\n", args...)
+	if c.Progress != nil {
+		fmt.Fprintf(c.Progress, format+"\n", args...)
 	}
 }
 

@@ -40,18 +40,18 @@ const maxLinks = 128
 //
 // Call it before the providers shut down, so the span and the metrics are
 // exported with the rest of the run.
-func Export(ctx context.Context, rep *report.Report, opts ...Option) error {
+func Export(ctx context.Context, rep *report.Report, c Config) error {
 	a := rep.Analysis
 	if a == nil {
 		return errors.New("export analysis: the report has no analysis section")
 	}
-	cfg := newConfig(opts)
+	cfg := newConfig(c)
 	exportSpan(ctx, cfg, rep.Model.Name, a, runSpans(rep.Operators))
 	return exportMetrics(ctx, cfg, rep.Model.Name, a)
 }
 
 func exportSpan(ctx context.Context, cfg *config, model string, a *report.Analysis, runs []trace.SpanContext) {
-	tracer := cfg.tracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(Version))
+	tracer := cfg.TracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(Version))
 	sopts := []trace.SpanStartOption{trace.WithAttributes(semconv.OnnxruntimeModelName(model))}
 	if n := len(runs); n > 0 {
 		var links []trace.Link
@@ -121,7 +121,7 @@ func newGauges(m metric.Meter) (*gauges, error) {
 }
 
 func exportMetrics(ctx context.Context, cfg *config, model string, a *report.Analysis) error {
-	g, err := newGauges(cfg.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version)))
+	g, err := newGauges(cfg.MeterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version)))
 	if err != nil {
 		return fmt.Errorf("export analysis metrics: %w", err)
 	}

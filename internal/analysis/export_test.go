@@ -49,7 +49,7 @@ func TestExportSpanLinksProfiledRuns(t *testing.T) {
 	}
 	rep.Operators.RunSpans = append(rep.Operators.RunSpans, report.SpanRef{TraceID: "not hex", SpanID: "x"}) // skipped
 	rootCtx, root := tr.Start(ctx, "bench det")
-	if err := Export(rootCtx, rep, WithTracerProvider(tp), WithMeterProvider(sdkmetric.NewMeterProvider())); err != nil {
+	if err := Export(rootCtx, rep, Config{TracerProvider: tp, MeterProvider: sdkmetric.NewMeterProvider()}); err != nil {
 		t.Fatal(err)
 	}
 	root.End()
@@ -95,7 +95,7 @@ func TestExportSpanLinksProfiledRuns(t *testing.T) {
 func TestExportWithoutRunsIsRoot(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
-	if err := Export(context.Background(), analyzedReport(false), WithTracerProvider(tp), WithMeterProvider(sdkmetric.NewMeterProvider())); err != nil {
+	if err := Export(context.Background(), analyzedReport(false), Config{TracerProvider: tp, MeterProvider: sdkmetric.NewMeterProvider()}); err != nil {
 		t.Fatal(err)
 	}
 	if s := sr.Ended(); len(s) != 1 || s[0].Parent().IsValid() || len(s[0].Links()) != 0 {
@@ -107,13 +107,13 @@ func TestExportWithoutRunsIsRoot(t *testing.T) {
 	run.End()
 	sc := run.SpanContext()
 	rep.Operators = &report.Operators{RunSpans: []report.SpanRef{{TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String()}}}
-	if err := Export(context.Background(), rep, WithTracerProvider(tp), WithMeterProvider(sdkmetric.NewMeterProvider())); err != nil {
+	if err := Export(context.Background(), rep, Config{TracerProvider: tp, MeterProvider: sdkmetric.NewMeterProvider()}); err != nil {
 		t.Fatal(err)
 	}
 	if s := sr.Ended(); len(s) != 3 || s[2].Parent().IsValid() || len(s[2].Links()) != 1 {
 		t.Errorf("analysis span with runs and no root: parent %v, %d links; want a root span with 1 link", s[len(s)-1].Parent(), len(s[len(s)-1].Links()))
 	}
-	if err := Export(context.Background(), &report.Report{}); err == nil {
+	if err := Export(context.Background(), &report.Report{}, Config{}); err == nil {
 		t.Error("exporting a report without analysis succeeded")
 	}
 }
@@ -139,7 +139,7 @@ func TestExportMetrics(t *testing.T) {
 			reader := sdkmetric.NewManualReader()
 			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 			rep := analyzedReport(tt.energy)
-			if err := Export(context.Background(), rep, WithMeterProvider(mp), WithTracerProvider(sdktrace.NewTracerProvider())); err != nil {
+			if err := Export(context.Background(), rep, Config{MeterProvider: mp, TracerProvider: sdktrace.NewTracerProvider()}); err != nil {
 				t.Fatal(err)
 			}
 			var rm metricdata.ResourceMetrics
@@ -200,7 +200,7 @@ func TestExportBandwidthRoofsPerLevel(t *testing.T) {
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 		rep := analyzedReport(false)
 		rep.Analysis.Peaks = p
-		if err := Export(context.Background(), rep, WithMeterProvider(mp), WithTracerProvider(sdktrace.NewTracerProvider())); err != nil {
+		if err := Export(context.Background(), rep, Config{MeterProvider: mp, TracerProvider: sdktrace.NewTracerProvider()}); err != nil {
 			t.Fatal(err)
 		}
 		var rm metricdata.ResourceMetrics

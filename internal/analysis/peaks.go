@@ -88,10 +88,10 @@ func peakMethod(steps []bandwidthStep) string {
 // long); each part keeps its fastest run, so contention from other
 // processes lowers the result only when it lasts the whole part;
 // SavePeaks keeps the highest measurement. ONNX Runtime is initialized
-// with ortlib.Init when it is not yet. Options other than WithHostRoot are
+// with ortlib.Init when it is not yet. Fields of c other than HostRoot are
 // ignored.
-func MeasurePeaks(ctx context.Context, opts ...Option) (report.Peaks, error) {
-	cfg := newConfig(opts)
+func MeasurePeaks(ctx context.Context, c Config) (report.Peaks, error) {
+	cfg := newConfig(c)
 	if _, err := ortlib.Init(); err != nil {
 		return report.Peaks{}, err
 	}

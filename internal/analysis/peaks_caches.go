@@ -64,9 +64,9 @@ func levelsText(levels []CacheLevel) string {
 // for (sysfs, CPUID, the sweep) and says where they came from. It returns
 // nil levels, with the reasons, when no source gave any.
 func discoverCaches(ctx context.Context, cfg *config) ([]CacheLevel, string, error) {
-	levels, err := ReadCacheLevels(cfg.hostRoot)
+	levels, err := ReadCacheLevels(cfg.HostRoot)
 	if err == nil {
-		return levels, "sysfs " + cacheDir(cfg.hostRoot), nil
+		return levels, "sysfs " + cacheDir(cfg.HostRoot), nil
 	}
 	why := err.Error()
 	if levels, leaf := cfg.cpuid(); len(levels) > 0 {
@@ -158,11 +158,4 @@ func kneesOf(sets []int64, rates []float64) []CacheLevel {
 		peak = max(peak, r)
 	}
 	return out
-}
-
-// withCacheSources replaces CPUID and the sweep as sources of cache sizes
-// (tests: a host without sysfs cache files whose CPUID says what another
-// machine's does, or says nothing).
-func withCacheSources(cpuid func() ([]CacheLevel, string), sweep func(context.Context) ([]int64, []float64, error)) Option {
-	return optionFunc(func(c *config) { c.cpuid, c.sweep = cpuid, sweep })
 }

@@ -73,7 +73,7 @@ func TestDiscoverCaches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := newConfig([]Option{WithHostRoot(tt.root), withCacheSources(tt.cpuid, tt.sweep)})
+			cfg := newConfig(Config{HostRoot: tt.root, sources: &cacheSources{cpuid: tt.cpuid, sweep: tt.sweep}})
 			got, source, err := discoverCaches(context.Background(), cfg)
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
@@ -163,7 +163,7 @@ func TestRooflineDetWithoutSysfs(t *testing.T) {
 	}
 
 	// After: the sizes from the VM's CPUID, the roofs measured per level.
-	cfg := newConfig([]Option{WithHostRoot("testdata/sysfs/nocache"), withCacheSources(vmCPUID, nil)})
+	cfg := newConfig(Config{HostRoot: "testdata/sysfs/nocache", sources: &cacheSources{cpuid: vmCPUID, sweep: nil}})
 	caches, source, err := discoverCaches(context.Background(), cfg)
 	if err != nil || !strings.HasPrefix(source, "CPUID") || len(caches) != 3 {
 		t.Fatalf("caches %v from %q, %v; want the VM's three from CPUID", caches, source, err)
@@ -182,7 +182,7 @@ func TestRooflineDetWithoutSysfs(t *testing.T) {
 // measures a roof per level, saying where the sizes came from.
 func TestMeasurePeaksWithoutSysfs(t *testing.T) {
 	testenv.RequireORT(t)
-	p, err := MeasurePeaks(context.Background(), WithHostRoot("testdata/sysfs/nocache"), withCacheSources(vmCPUID, nil))
+	p, err := MeasurePeaks(context.Background(), Config{HostRoot: "testdata/sysfs/nocache", sources: &cacheSources{cpuid: vmCPUID, sweep: nil}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestMeasurePeaksWithoutSysfs(t *testing.T) {
 // busy machine shows vary, so only their form is checked).
 func TestMeasurePeaksSweep(t *testing.T) {
 	testenv.RequireORT(t)
-	p, err := MeasurePeaks(context.Background(), WithHostRoot("testdata/sysfs/nocache"), withCacheSources(noCPUID, sweepBandwidth))
+	p, err := MeasurePeaks(context.Background(), Config{HostRoot: "testdata/sysfs/nocache", sources: &cacheSources{cpuid: noCPUID, sweep: sweepBandwidth}})
 	if err != nil {
 		t.Fatal(err)
 	}

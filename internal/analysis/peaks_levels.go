@@ -247,7 +247,3 @@ func roofsOf(steps []bandwidthStep, rates []float64) []report.BandwidthRoof {
 	}
 	return out
 }
-
-// WithHostRoot reads the cache sizes from sysfs under root instead of "/"
-// (a fixture tree in tests, or a host's root mounted in a container).
-func WithHostRoot(root string) Option { return optionFunc(func(c *config) { c.hostRoot = root }) }

@@ -17,7 +17,7 @@ func TestMeasurePeaksCancelled(t *testing.T) {
 	testenv.RequireORT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := MeasurePeaks(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := MeasurePeaks(ctx, Config{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
@@ -170,7 +170,7 @@ func TestPeaksCacheLevels(t *testing.T) {
 func TestMeasurePeaksWithoutCacheSizes(t *testing.T) {
 	testenv.RequireORT(t)
 	flat := func(context.Context) ([]int64, []float64, error) { return []int64{1, 2, 3}, []float64{1, 1, 1}, nil }
-	p, err := MeasurePeaks(context.Background(), WithHostRoot("testdata/sysfs/nocache"), withCacheSources(noCPUID, flat))
+	p, err := MeasurePeaks(context.Background(), Config{HostRoot: "testdata/sysfs/nocache", sources: &cacheSources{cpuid: noCPUID, sweep: flat}})
 	if err != nil {
 		t.Fatal(err)
 	}

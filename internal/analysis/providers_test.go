@@ -265,7 +265,7 @@ func TestPlacementRealCPUProfile(t *testing.T) {
 	if rep.Operators == nil || len(rep.Operators.Timeline) == 0 {
 		t.Fatalf("no operator timeline: %+v", rep.Operators)
 	}
-	a, err := Analyze(context.Background(), rep, WithPeakFLOPs(1e11), WithPeakBandwidth(1e10), WithCacheDir(t.TempDir()))
+	a, err := Analyze(context.Background(), rep, Config{PeakFLOPs: 1e11, PeakBandwidth: 1e10, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

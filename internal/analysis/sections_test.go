@@ -27,7 +27,7 @@ func hardwareSection() *report.Hardware {
 func TestEnergyFromHardwareSection(t *testing.T) {
 	rep := fixtureReport()
 	rep.Hardware = hardwareSection()
-	a, err := Analyze(context.Background(), rep, WithPeakFLOPs(1e12), WithPeakBandwidth(1e11))
+	a, err := Analyze(context.Background(), rep, Config{PeakFLOPs: 1e12, PeakBandwidth: 1e11})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestEnergyUnavailableReasonFromHardware(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := fixtureReport()
 			rep.Hardware = tt.h
-			a, _ := Analyze(context.Background(), rep, WithPeakFLOPs(1e12), WithPeakBandwidth(1e11))
+			a, _ := Analyze(context.Background(), rep, Config{PeakFLOPs: 1e12, PeakBandwidth: 1e11})
 			if a.Energy.Available || !strings.Contains(a.Energy.Reason, tt.want) {
 				t.Errorf("energy = %+v, want unavailable because %q", a.Energy, tt.want)
 			}

@@ -27,15 +27,30 @@ import (
 type sinks struct {
 	spans  *tracetest.SpanRecorder
 	reader *sdkmetric.ManualReader
-	opts   []Option
+	cfg    Config
 }
 
 func newSinks() *sinks {
 	s := &sinks{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(s.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(s.reader))
-	s.opts = []Option{WithTracerProvider(tp), WithMeterProvider(mp)}
+	s.cfg = Config{TracerProvider: tp, MeterProvider: mp}
 	return s
+}
+
+// library is the Config that attaches to the library file at path and
+// sends what it sees to s.
+func (s *sinks) library(path string) Config {
+	c := s.cfg
+	c.Library = path
+	return c
+}
+
+// pids is the Config that attaches to pids and sends what it sees to s.
+func (s *sinks) pids(pids ...int) Config {
+	c := s.cfg
+	c.PIDs = pids
+	return c
 }
 
 // runSpans returns the ended spans whose name starts with "run".
@@ -120,7 +135,7 @@ func TestAttachNodeNewSession(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			c := startNode(t, version)
 			s := newSinks()
-			tr, err := Start(append(s.opts, WithPIDs(c.pid()))...)
+			tr, err := Start(s.pids(c.pid()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,7 +236,7 @@ func TestAttachNodeExistingSession(t *testing.T) {
 	c.do("run 25") // before attach: not seen
 	s := newSinks()
 	// The process named twice is probed once: its runs are not doubled.
-	tr, err := Start(append(s.opts, WithPIDs(c.pid(), c.pid()))...)
+	tr, err := Start(s.pids(c.pid(), c.pid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +270,7 @@ func TestAttachTargetExit(t *testing.T) {
 	requireEBPF(t)
 	c := startNode(t, "1.24.3")
 	s := newSinks()
-	tr, err := Start(append(s.opts, WithPIDs(c.pid()))...)
+	tr, err := Start(s.pids(c.pid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +294,7 @@ func TestStartRefusesProcessWithoutORT(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	_, err := Start(WithPIDs(cmd.Process.Pid))
+	_, err := Start(Config{PIDs: []int{cmd.Process.Pid}})
 	if err == nil || !strings.Contains(err.Error(), "no ONNX Runtime library loaded") {
 		t.Fatalf("Start on sleep: %v, want a refusal naming the missing library", err)
 	}
@@ -297,7 +312,7 @@ func TestAttachLibrary(t *testing.T) {
 	lib := filepath.Join(mods, "onnxruntime-node", "bin", "napi-v6", "linux", "x64", "libonnxruntime.so.1")
 	before := startNodeIn(t, mods)
 	s := newSinks()
-	tr, err := Start(append(s.opts, WithLibrary(lib))...)
+	tr, err := Start(s.library(lib))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +373,7 @@ func TestAttachCClientRunWithBinding(t *testing.T) {
 		t.Fatalf("C client: %q", out.Text())
 	}
 	s := newSinks()
-	tr, err := Start(append(s.opts, WithPIDs(cmd.Process.Pid))...)
+	tr, err := Start(s.pids(cmd.Process.Pid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +413,7 @@ func TestAttachCountsLostEvents(t *testing.T) {
 	c := startNode(t, "1.30.0")
 	c.do("create " + model)
 	s := newSinks()
-	tr, err := Start(append(s.opts, WithPIDs(c.pid()))...)
+	tr, err := Start(s.pids(c.pid()))
 	if err != nil {
 		t.Fatal(err)
 	}

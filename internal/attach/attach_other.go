@@ -38,7 +38,7 @@ const (
 var errUnsupported = errors.New("attach needs Linux (eBPF uprobes)")
 
 // Start fails off Linux.
-func Start(...Option) (*Tracer, error)                    { return nil, errUnsupported }
+func Start(Config) (*Tracer, error)                       { return nil, errUnsupported }
 func (t *Tracer) Run(context.Context) (StopReason, error) { return StoppedByContext, errUnsupported }
 func (t *Tracer) Close() error                            { return nil }
 func (t *Tracer) Stats() Stats                            { return Stats{} }

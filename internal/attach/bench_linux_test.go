@@ -47,7 +47,7 @@ func BenchmarkProbeCostNode(b *testing.B) {
 			}
 			attached := func() float64 {
 				s := newSinks()
-				tr, err := Start(append(s.opts, WithPIDs(c.pid()))...)
+				tr, err := Start(s.pids(c.pid()))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -215,9 +215,14 @@ func BenchmarkFleetCostNode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fleet := func(runs int, opts ...Option) (median, p99 float64, estimate int64) {
+	fleet := func(runs int, set ...func(*Config)) (median, p99 float64, estimate int64) {
 		s := newSinks()
-		f, err := NewFleet(append(append(s.opts, WithSpanRatio(0.01)), opts...)...)
+		cfg := s.cfg
+		cfg.SpanRatio = 0.01
+		for _, f := range set {
+			f(&cfg)
+		}
+		f, err := NewFleet(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -265,7 +270,7 @@ func BenchmarkFleetCostNode(b *testing.B) {
 	longArms := []func(){
 		func() { m, p := block(long); add(&offLong, m, p) },
 		func() {
-			m, p, est := fleet(long, WithDutyCycle(dutyOn, dutyPeriod))
+			m, p, est := fleet(long, withDuty(dutyOn, dutyPeriod))
 			add(&duty, m, p)
 			estimates = append(estimates, float64(est)/float64(long))
 		},

@@ -13,6 +13,46 @@ import (
 // ScopeName is the instrumentation scope of what attach emits.
 const ScopeName = "github.com/ortel-dev/ortel/internal/attach"
 
+// Config says what Start or NewFleet attaches to and where what it sees
+// goes. The zero value of every field but PIDs and Library is a usable
+// default.
+type Config struct {
+	// PIDs are the processes Start attaches to (each must have ONNX
+	// Runtime loaded). A Fleet takes its processes from Fleet.Add instead.
+	PIDs []int
+	// Library makes Start attach to every process, present and future,
+	// that maps the ONNX Runtime library file at this path.
+	Library string
+	// TracerProvider receives the run spans; nil: the global one. To keep
+	// no run spans at all, give a no-op one.
+	TracerProvider trace.TracerProvider
+	// MeterProvider receives the run metrics; nil: the global one.
+	MeterProvider metric.MeterProvider
+	// HostRoot is the folder whose proc folder is read: processes' memory
+	// maps, libraries (through HOSTROOT/proc/PID/root) and cgroups (pod
+	// attribution), for an agent in a container that sees the host's /proc
+	// mounted elsewhere, in the host's PID namespace. "": "/".
+	HostRoot string
+	// SpanRatio gives a run span to this share of the runs (0 to 1, evenly
+	// spread: 0.01 is every hundredth run); the run metrics count every
+	// run either way. 0: every run (1).
+	SpanRatio float64
+	// Duty keeps a Fleet's probes attached for Duty.On out of every
+	// Duty.Period and detached the rest of it: a uprobe traps on every
+	// call whatever is sampled, so this bounds what the probes cost the
+	// targets. Counts are then estimates (what was seen divided by
+	// On/Period) and carry onnxruntime.run.sampled_share; histograms hold
+	// what was seen. Zero: always attached. Start ignores it.
+	Duty DutyCycle
+	// Limits bound what a Fleet attaches and turns into telemetry; zero
+	// fields take DefaultLimits' values. Start ignores them.
+	Limits Limits
+}
+
+// DutyCycle is a time on out of every period (Config.Duty).
+type DutyCycle struct{ On, Period time.Duration }
+
+// config is a Config with its defaults filled in, as the engine reads it.
 type config struct {
 	tp   trace.TracerProvider
 	mp   metric.MeterProvider
@@ -26,50 +66,6 @@ type config struct {
 	limits    Limits
 }
 
-// Option configures Start.
-type Option interface{ apply(*config) }
-
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
-
-// WithTracerProvider sets where run spans go. Default: the global one.
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return optionFunc(func(c *config) { c.tp = tp })
-}
-
-// WithMeterProvider sets where the run metrics go. Default: the global one.
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) { c.mp = mp })
-}
-
-// WithPIDs attaches to these processes (each must have ONNX Runtime
-// loaded). Repeatable; no default.
-func WithPIDs(pids ...int) Option {
-	return optionFunc(func(c *config) { c.pids = append(c.pids, pids...) })
-}
-
-// WithLibrary attaches to every process, present and future, that maps
-// the ONNX Runtime library file at path. No default.
-func WithLibrary(path string) Option {
-	return optionFunc(func(c *config) { c.lib = path })
-}
-
-// WithHostRoot reads processes under root/proc instead of /proc: their
-// memory maps, libraries (through root/proc/PID/root) and cgroups (pod
-// attribution). For an agent in a container that sees the host's /proc
-// mounted elsewhere, in the host's PID namespace. Default "/".
-func WithHostRoot(root string) Option {
-	return optionFunc(func(c *config) { c.root = root })
-}
-
-// WithSpanRatio gives a run span to this share of the runs (0 to 1,
-// evenly spread: 0.01 is every hundredth run); the run metrics count
-// every run either way. Default 1.
-func WithSpanRatio(r float64) Option {
-	return optionFunc(func(c *config) { c.spanRatio = r })
-}
-
 // FleetDutyOn and FleetDutyPeriod are the fleet's default duty cycle
 // (ortel agent --attach-duty): the probes are on for FleetDutyOn of every
 // FleetDutyPeriod. BenchmarkFleetCostNode measures what it costs.
@@ -77,16 +73,6 @@ const (
 	FleetDutyOn     = 3 * time.Second
 	FleetDutyPeriod = time.Minute
 )
-
-// WithDutyCycle keeps a Fleet's probes attached for on out of every
-// period, and detached the rest of it: a uprobe traps on every call
-// whatever is sampled, so this bounds what the probes cost the targets.
-// Counts are then estimates (what was seen divided by on/period) and carry
-// onnxruntime.run.sampled_share; histograms hold what was seen. Default:
-// always attached. Start ignores it.
-func WithDutyCycle(on, period time.Duration) Option {
-	return optionFunc(func(c *config) { c.dutyOn, c.duty = on, period })
-}
 
 // probesPerLibrary is how many uprobes attach puts on one library file in
 // one process: entry and return of Run, RunWithBinding, CreateSession and
@@ -106,25 +92,20 @@ type Limits struct {
 	ProcessEvents, NodeEvents int
 }
 
-// DefaultLimits are a Fleet's limits unless WithLimits changes them: two
+// DefaultLimits are a Fleet's limits where Config.Limits leaves a field zero: two
 // ONNX Runtime libraries per process, 64 processes with one library each,
 // 10,000 runs/s of one process and 50,000 of all.
 var DefaultLimits = Limits{ProcessProbes: 2 * probesPerLibrary, NodeProbes: 64 * probesPerLibrary,
 	ProcessEvents: 10_000, NodeEvents: 50_000}
 
-// WithLimits sets a Fleet's limits; zero fields keep DefaultLimits'.
-// Start ignores them.
-func WithLimits(l Limits) Option {
-	return optionFunc(func(c *config) { c.limits = l })
-}
-
-func newConfig(opts []Option) config {
-	c := config{root: "/", spanRatio: 1, limits: DefaultLimits}
-	for _, o := range opts {
-		o.apply(&c)
-	}
+func (cfg Config) resolve() config {
+	c := config{tp: cfg.TracerProvider, mp: cfg.MeterProvider, pids: cfg.PIDs, lib: cfg.Library,
+		root: cfg.HostRoot, spanRatio: cfg.SpanRatio, dutyOn: cfg.Duty.On, duty: cfg.Duty.Period, limits: cfg.Limits}
 	if c.root == "" {
 		c.root = "/"
+	}
+	if c.spanRatio == 0 {
+		c.spanRatio = 1
 	}
 	for _, f := range []struct {
 		p *int
@@ -145,12 +126,12 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// Validate checks what opts ask Start for, before anything is probed:
+// Validate checks what c asks Start for, before anything is probed:
 // something to attach to, and not both process ids and a library (a
 // process that maps the library would be probed twice). Its errors name
 // the options as {PIDs} and {Library} (configerr). Start checks the same.
-func Validate(opts ...Option) error {
-	return newConfig(opts).validate()
+func (c Config) Validate() error {
+	return c.resolve().validate()
 }
 
 func (c config) validate() error {
@@ -179,11 +160,11 @@ func (c config) validateCommon() error {
 	return nil
 }
 
-// ValidateFleet checks what opts ask NewFleet for, before anything is
-// probed. Its errors name the options as {SpanRatio}, {DutyCycle} and
+// ValidateFleet checks what c asks NewFleet for, before anything is
+// probed. Its errors name the fields as {SpanRatio}, {Duty} and
 // {Limits.ProcessProbes} (and the other limits). NewFleet checks the same.
-func ValidateFleet(opts ...Option) error {
-	return newConfig(opts).validateFleet()
+func (c Config) ValidateFleet() error {
+	return c.resolve().validateFleet()
 }
 
 func (c config) validateFleet() error {
@@ -194,9 +175,9 @@ func (c config) validateFleet() error {
 	case len(c.pids) > 0 || c.lib != "":
 		return configerr.New("attach", "a fleet attaches the processes given to Add, not {PIDs} or {Library}")
 	case c.duty < 0 || c.dutyOn < 0 || c.dutyOn > c.duty:
-		return configerr.New("attach", "{DutyCycle} %s/%s: want a time attached no longer than its period, both positive", c.dutyOn, c.duty)
+		return configerr.New("attach", "{Duty} %s/%s: want a time attached no longer than its period, both positive", c.dutyOn, c.duty)
 	case c.duty > 0 && c.dutyOn < time.Second:
-		return configerr.New("attach", "{DutyCycle} %s/%s: attach for 1s or more per period (attaching takes milliseconds of each target's time)", c.dutyOn, c.duty)
+		return configerr.New("attach", "{Duty} %s/%s: attach for 1s or more per period (attaching takes milliseconds of each target's time)", c.dutyOn, c.duty)
 	}
 	for _, l := range []struct {
 		field string

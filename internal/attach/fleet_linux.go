@@ -75,8 +75,8 @@ type FleetStats struct {
 // NewFleet checks that eBPF uprobes can be used here (see Check), loads
 // the probes with nothing attached, and returns a Fleet whose first
 // window is open.
-func NewFleet(opts ...Option) (*Fleet, error) {
-	cfg := newConfig(opts)
+func NewFleet(c Config) (*Fleet, error) {
+	cfg := c.resolve()
 	if err := cfg.validateFleet(); err != nil {
 		return nil, err
 	}

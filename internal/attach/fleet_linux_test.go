@@ -45,7 +45,8 @@ func TestEmitterSampling(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSinks()
-			cfg := newConfig(append(s.opts, WithSpanRatio(tc.ratio)))
+			cfg := s.cfg.resolve()
+			cfg.spanRatio = tc.ratio // 0 here: resolve reads a Config's 0 as every run
 			e := newEmitter(cfg, func(pid uint32) []attribute.KeyValue {
 				return []attribute.KeyValue{attribute.Int("process.pid", int(pid))}
 			}, func(e *emitter) { e.share, e.rate = tc.share, tc.rate })
@@ -105,10 +106,14 @@ func TestRateLimitNewSecond(t *testing.T) {
 	}
 }
 
-// startFleet makes a Fleet into s, always attached unless opts say.
-func startFleet(t *testing.T, s *sinks, opts ...Option) *Fleet {
+// startFleet makes a Fleet into s, always attached unless set says.
+func startFleet(t *testing.T, s *sinks, set ...func(*Config)) *Fleet {
 	t.Helper()
-	f, err := NewFleet(append(s.opts, opts...)...)
+	c := s.cfg
+	for _, f := range set {
+		f(&c)
+	}
+	f, err := NewFleet(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +198,7 @@ func TestFleetNodeLimit(t *testing.T) {
 	requireEBPF(t)
 	a, b := startNode(t, "1.30.0"), startNode(t, "1.30.0")
 	s := newSinks()
-	f := startFleet(t, s, WithLimits(Limits{NodeProbes: probesPerLibrary}))
+	f := startFleet(t, s, withLimits(Limits{NodeProbes: probesPerLibrary}))
 	if err := f.Add(a.pid()); err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +229,7 @@ func TestFleetDutyCycle(t *testing.T) {
 	c := startNode(t, "1.30.0")
 	c.do("create " + model)
 	s := newSinks()
-	f := startFleet(t, s, WithDutyCycle(time.Second, 4*time.Second))
+	f := startFleet(t, s, withDuty(time.Second, 4*time.Second))
 	if err := f.Add(c.pid()); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +291,7 @@ func TestFleetDetachDuringRunsConcurrentSafe(t *testing.T) {
 	c.do("create " + model)
 	s := newSinks()
 	const period = 10 * time.Second
-	f := startFleet(t, s, WithDutyCycle(time.Second, period))
+	f := startFleet(t, s, withDuty(time.Second, period))
 	if err := f.Add(c.pid()); err != nil {
 		t.Fatal(err)
 	}
@@ -332,4 +337,11 @@ func TestFleetDetachDuringRunsConcurrentSafe(t *testing.T) {
 		t.Errorf("onnxruntime.run.active %d after the runs, want 0", n)
 	}
 	t.Logf("%d detaches and attaches during 20000 runs; %d runs seen", toggles, f.Stats().Runs)
+}
+
+// withLimits and withDuty set a Config's Limits and Duty (startFleet).
+func withLimits(l Limits) func(*Config) { return func(c *Config) { c.Limits = l } }
+
+func withDuty(on, period time.Duration) func(*Config) {
+	return func(c *Config) { c.Duty = DutyCycle{On: on, Period: period} }
 }

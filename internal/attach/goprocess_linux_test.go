@@ -123,7 +123,7 @@ func attachedVADRuns(t testing.TB, n int) (inSpans, attSpans []sdktrace.ReadOnly
 	requireEBPF(t)
 	testenv.RequireORT(t) // ONNX Runtime must be mapped before attach looks
 	s := newSinks()
-	tr, err := Start(append(s.opts, WithPIDs(os.Getpid()))...)
+	tr, err := Start(s.pids(os.Getpid()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,11 +64,12 @@ type Stats struct {
 // Start checks that eBPF uprobes can be used here (see Check), finds the
 // ONNX Runtime library of each target, resolves its functions and attaches
 // the probes. Nothing stays attached when it returns an error.
-func Start(opts ...Option) (*Tracer, error) {
-	cfg := newConfig(opts)
+func Start(c Config) (*Tracer, error) {
+	cfg := c.resolve()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	cfg.pids = slices.Clone(cfg.pids)
 	slices.Sort(cfg.pids)
 	cfg.pids = slices.Compact(cfg.pids) // a process probed twice would count its runs twice
 	if st := Check(); !st.Available {

@@ -387,7 +387,7 @@ func (d *decoder) keep(past, outputs []ort.Value) int64 {
 			}
 			past[in] = v
 		}
-		held += instrument.TensorBytes(past[in])
+		held += tensorBytes(past[in])
 	}
 	return held
 }

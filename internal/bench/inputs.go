@@ -336,6 +336,19 @@ func elemSize(t ort.TensorElementDataType) int {
 	return 0
 }
 
+// tensorBytes is the size of a tensor's data in bytes, or 0 for values that
+// are not tensors or whose elements the bench does not size.
+func tensorBytes(v ort.Value) int64 {
+	if v == nil || v.GetONNXType() != ort.ONNXTypeTensor {
+		return 0
+	}
+	n := int64(elemSize(ort.TensorElementDataType(v.DataType())))
+	for _, d := range v.GetShape() {
+		n *= d
+	}
+	return n
+}
+
 func newTensor(spec InputSpec, val *float64, rng *rand.Rand) (ort.Value, error) {
 	size := elemSize(spec.elem)
 	if size == 0 {

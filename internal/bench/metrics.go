@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	upstreamsemconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/internal/report"
@@ -121,6 +122,26 @@ func newMetrics(mp metric.MeterProvider, model string, sc Scenario) *metrics {
 	return x
 }
 
+// errorType is the error.type of a failed request, as instrument records it
+// on the run's span: the value of an ErrorType() string method in the chain
+// (a *instrument.RunError says how its run failed), canceled or
+// deadline_exceeded for context errors, session_closed for a session
+// closed under the load, else the error's Go type.
+func errorType(err error) string {
+	var typed interface{ ErrorType() string }
+	switch {
+	case errors.As(err, &typed):
+		return typed.ErrorType()
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline_exceeded"
+	case errors.Is(err, instrument.ErrClosed):
+		return "session_closed"
+	}
+	return upstreamsemconv.ErrorType(err).Value.AsString()
+}
+
 // queue returns a queue-depth counter feeding ortel.load.queue.depth.
 func (x *metrics) queue() *queueDepth {
 	return &queueDepth{onChange: func(d int64) { x.queueDepth.Add(context.Background(), d, x.addOpts...) }}
@@ -131,7 +152,7 @@ func (x *metrics) request(r record) {
 	ctx := context.Background()
 	if r.err != nil {
 		x.requestDuration.Record(ctx, r.latency.Seconds(), metric.WithAttributes(x.model, x.scenario,
-			semconv.ErrorType(instrument.ErrorType(r.err))))
+			semconv.ErrorType(errorType(r.err))))
 	} else {
 		x.requestDuration.Record(ctx, r.latency.Seconds(), x.requestOK...)
 	}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -76,7 +77,7 @@ func (c *opCollector) observe(n instrument.ProfiledNode) {
 		if s, ok := c.runStart[n.Run]; !ok || n.Start.Before(s) {
 			c.runStart[n.Run] = n.Start
 		}
-		ts := instrument.SummarizeThreads(ev)
+		ts := ev.ThreadSummary()
 		c.timeline = append(c.timeline, report.NodeTiming{
 			Name: ev.NodeName(), OpType: ev.OpName, Provider: ev.Provider,
 			StartS: float64(n.Start.UnixNano()) / 1e9, DurS: float64(ev.Dur) / 1e6,
@@ -139,11 +140,7 @@ func (c *opCollector) summary(profileRuns int) *report.Operators {
 	}
 	sort.SliceStable(tl, func(i, j int) bool { return tl[i].StartS < tl[j].StartS })
 	ops.Timeline = tl
-	idx := make([]int64, 0, len(c.runSpan))
-	for i := range c.runSpan {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
+	idx := slices.Sorted(maps.Keys(c.runSpan))
 	for _, i := range idx {
 		sc := c.runSpan[i]
 		ops.RunSpans = append(ops.RunSpans, report.SpanRef{TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String()})

@@ -2,10 +2,10 @@ package bench
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -75,33 +75,36 @@ func generic(name string) func(*ort.SessionOptions, map[string]string) error {
 	return func(o *ort.SessionOptions, m map[string]string) error { return o.AppendExecutionProvider(name, m) }
 }
 
-func appendCUDA(o *ort.SessionOptions, m map[string]string) error {
-	c, err := ort.NewCUDAProviderOptions()
-	if err != nil {
-		return err
-	}
-	defer c.Destroy()
-	if len(m) > 0 {
-		if err := c.Update(m); err != nil {
-			return err
-		}
-	}
-	return o.AppendExecutionProviderCUDA(c)
+// providerOptions are the options of a provider the binding configures
+// through an object of its own (CUDA, TensorRT).
+type providerOptions interface {
+	Update(map[string]string) error
+	Destroy() error
 }
 
-func appendTensorRT(o *ort.SessionOptions, m map[string]string) error {
-	c, err := ort.NewTensorRTProviderOptions()
-	if err != nil {
-		return err
-	}
-	defer c.Destroy()
-	if len(m) > 0 {
-		if err := c.Update(m); err != nil {
+// appendWith appends a provider configured through its options object:
+// newOpts makes it, m updates it, add appends the provider with it, and
+// the object is destroyed after.
+func appendWith[P providerOptions](newOpts func() (P, error), add func(*ort.SessionOptions, P) error) func(*ort.SessionOptions, map[string]string) error {
+	return func(o *ort.SessionOptions, m map[string]string) error {
+		c, err := newOpts()
+		if err != nil {
 			return err
 		}
+		defer c.Destroy()
+		if len(m) > 0 {
+			if err := c.Update(m); err != nil {
+				return err
+			}
+		}
+		return add(o, c)
 	}
-	return o.AppendExecutionProviderTensorRT(c)
 }
+
+var (
+	appendCUDA     = appendWith(ort.NewCUDAProviderOptions, (*ort.SessionOptions).AppendExecutionProviderCUDA)
+	appendTensorRT = appendWith(ort.NewTensorRTProviderOptions, (*ort.SessionOptions).AppendExecutionProviderTensorRT)
+)
 
 func appendDirectML(o *ort.SessionOptions, m map[string]string) error {
 	id := 0
@@ -120,11 +123,7 @@ func appendDirectML(o *ort.SessionOptions, m map[string]string) error {
 
 // ProviderNames lists the names ParseProvider accepts.
 func ProviderNames() []string {
-	out := make([]string, 0, len(providerTable))
-	for k := range providerTable {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(providerTable))
 	return out
 }
 
@@ -273,11 +272,7 @@ func (s *SessionOptions) apply(o *ort.SessionOptions, save bool) error {
 			return invalid("{Session.ExecutionMode} parallel: %w", err)
 		}
 	}
-	keys := make([]string, 0, len(s.Config))
-	for k := range s.Config {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(s.Config))
 	for _, k := range keys {
 		if err := o.AddSessionConfigEntry(k, s.Config[k]); err != nil {
 			return invalid("{Session.Config} %s=%s: %w", k, s.Config[k], err)

@@ -28,7 +28,7 @@ func TestOpenThisMachine(t *testing.T) {
 	reader := metric.NewManualReader()
 	mp := metric.NewMeterProvider(metric.WithReader(reader))
 	defer mp.Shutdown(context.Background())
-	set := Open(context.Background(), Options{MeterProvider: mp, GPUWait: time.Second})
+	set := Open(context.Background(), Config{MeterProvider: mp, GPUWait: time.Second})
 	defer set.Shutdown(context.Background())
 	byName := map[string]Status{}
 	for _, st := range set.Statuses() {
@@ -77,7 +77,7 @@ func TestOpenThisMachine(t *testing.T) {
 // has used 100ms of CPU, however long that takes on a loaded machine: no
 // count of samples or share of a core is assumed.
 func TestSamplerSummarizesThisMachine(t *testing.T) {
-	set := Open(context.Background(), Options{})
+	set := Open(context.Background(), Config{})
 	defer set.Shutdown(context.Background())
 	s := NewSampler(set, 20*time.Millisecond, -1)
 	if err := s.Start(context.Background()); err != nil {
@@ -265,7 +265,7 @@ func TestOpenFixtureHost(t *testing.T) {
 			reader := metric.NewManualReader()
 			mp := metric.NewMeterProvider(metric.WithReader(reader))
 			defer mp.Shutdown(context.Background())
-			set := Open(context.Background(), Options{MeterProvider: mp, Root: root})
+			set := Open(context.Background(), Config{MeterProvider: mp, Root: root})
 			defer set.Shutdown(context.Background())
 
 			byName := map[string]Status{}
@@ -316,7 +316,7 @@ func TestOpenNoSelf(t *testing.T) {
 	reader := metric.NewManualReader()
 	mp := metric.NewMeterProvider(metric.WithReader(reader))
 	defer mp.Shutdown(context.Background())
-	set := Open(context.Background(), Options{MeterProvider: mp, NoSelf: true})
+	set := Open(context.Background(), Config{MeterProvider: mp, NoSelf: true})
 	defer set.Shutdown(context.Background())
 	if set.Process == nil {
 		t.Fatal("process receiver not started")

@@ -3,8 +3,9 @@ package hardware
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -346,11 +347,7 @@ func (s *Sampler) summary(final reading, runs int) *report.Hardware {
 		}
 		h.Process = p
 	}
-	ids := make([]string, 0, len(s.acc.gpuInfo))
-	for id := range s.acc.gpuInfo {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(s.acc.gpuInfo))
 	for _, id := range ids {
 		d := s.acc.gpuInfo[id]
 		g := report.GPUUsage{ID: id, Name: d.Name, Model: d.Model,
@@ -366,11 +363,7 @@ func (s *Sampler) summary(final reading, runs int) *report.Hardware {
 			s.first.energy[id] = counter{source: "nvml", id: id}
 		}
 	}
-	eids := make([]string, 0, len(final.energy))
-	for id := range final.energy {
-		eids = append(eids, id)
-	}
-	sort.Strings(eids)
+	eids := slices.Sorted(maps.Keys(final.energy))
 	for _, id := range eids {
 		c := final.energy[id]
 		c0, ok := s.first.energy[id]
@@ -396,11 +389,7 @@ func (s *Sampler) summary(final reading, runs int) *report.Hardware {
 	s.errMu.Lock()
 	h.ReadErrors = append([]string(nil), s.errs...)
 	s.errMu.Unlock()
-	tids := make([]string, 0, len(s.acc.tempMax))
-	for id := range s.acc.tempMax {
-		tids = append(tids, id)
-	}
-	sort.Strings(tids)
+	tids := slices.Sorted(maps.Keys(s.acc.tempMax))
 	for _, id := range tids {
 		t := s.acc.tempMax[id]
 		h.Temperatures = append(h.Temperatures, report.TemperatureMax{ID: id, Name: t.name, MaxCelsius: t.c})

@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/ortel-dev/ortel/internal/configerr"
 	"github.com/ortel-dev/ortel/receivers"
 	"github.com/ortel-dev/ortel/receivers/cpu"
 	"github.com/ortel-dev/ortel/receivers/memory"
@@ -26,8 +27,8 @@ type Status struct {
 	Detail    string // the underlying error, when there is one
 }
 
-// Options choose what a Set watches.
-type Options struct {
+// Config chooses what a Set watches.
+type Config struct {
 	// MeterProvider receives the readings. nil: the global provider.
 	MeterProvider metric.MeterProvider
 	// PIDs are the processes the process, perf and nvml receivers watch
@@ -64,9 +65,24 @@ type Set struct {
 	pids     []int
 }
 
+// Validate checks c before anything is opened: the PIDs are process ids
+// (above 0) and GPUWait is not negative. Its errors name the fields as
+// {PIDs} and {GPUWait} (configerr).
+func (c Config) Validate() error {
+	for _, pid := range c.PIDs {
+		if pid <= 0 {
+			return configerr.New("hardware", "{PIDs} %d: want a process id, a whole number above 0", pid)
+		}
+	}
+	if c.GPUWait < 0 {
+		return configerr.New("hardware", "{GPUWait} %s: want 0 (do not wait) or more", c.GPUWait)
+	}
+	return nil
+}
+
 // Open starts every receiver it can. A source that is absent is not an
 // error: it registers nothing and its Status says why.
-func Open(ctx context.Context, o Options) *Set {
+func Open(ctx context.Context, o Config) *Set {
 	s := &Set{pids: o.PIDs}
 	mp := o.MeterProvider
 	var err error

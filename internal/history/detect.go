@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -161,11 +162,7 @@ func split(y []float64, window, minRuns int, p float64) []int {
 		}
 		start = max(last, start+step)
 	}
-	out := make([]int, 0, len(seen))
-	for c := range seen {
-		out = append(out, c)
-	}
-	slices.Sort(out)
+	out := slices.Sorted(maps.Keys(seen))
 	return out
 }
 

@@ -28,7 +28,7 @@ func BenchmarkRunToStream(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v := New(reader)
+	v := New(reader, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go v.Run(ctx)

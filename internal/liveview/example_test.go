@@ -18,7 +18,7 @@ func Example() {
 	defer func() { _ = mp.Shutdown(context.Background()) }()
 	runs, _ := semconv.NewOnnxruntimeRunDuration(mp.Meter("example"))
 
-	view := liveview.New(reader)
+	view := liveview.New(reader, liveview.Config{})
 	srv, err := liveview.Serve(view, "0", false, "") // a bare port: 127.0.0.1
 	if err != nil {
 		fmt.Println(err)

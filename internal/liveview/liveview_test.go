@@ -89,7 +89,7 @@ func testWindow(t *testing.T, opts ...sdkmetric.Option) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := New(reader, WithWindow(time.Second), WithSLA(10*time.Millisecond, 99))
+	v := New(reader, Config{Window: time.Second, SLAThreshold: 10 * time.Millisecond, SLAPercentile: 99})
 	ctx := context.Background()
 	for range 100 {
 		h.Record(ctx, 0.5)
@@ -145,7 +145,7 @@ func current(t *testing.T, v *View) Snapshot {
 // replaced, and broadcast never waits. A broadcast that blocked on a full
 // client would hang here.
 func TestSlowClientSkipsFrames(t *testing.T) {
-	v := New(NewReader())
+	v := New(NewReader(), Config{})
 	slow, _ := v.subscribe()
 	fast, _ := v.subscribe()
 	for i := range 100 {
@@ -222,16 +222,16 @@ func TestResolveAddr(t *testing.T) {
 }
 
 // newView returns a view whose reader is on a MeterProvider.
-func newView(t *testing.T, opts ...Option) *View {
+func newView(t *testing.T, cfg Config) *View {
 	t.Helper()
 	r := NewReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
 	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	return New(r, opts...)
+	return New(r, cfg)
 }
 
 func TestTokenAndHostGuard(t *testing.T) {
-	v := newView(t)
+	v := newView(t, Config{})
 	mustSample(t, v)
 	tok := strings.Repeat("s", 20)
 	srv := httptest.NewServer(v.Handler(tok))
@@ -281,7 +281,7 @@ func TestTokenAndHostGuard(t *testing.T) {
 
 // TestStreamSendsSnapshots reads two events off the SSE stream.
 func TestStreamSendsSnapshots(t *testing.T) {
-	v := newView(t)
+	v := newView(t, Config{})
 	mustSample(t, v)
 	srv := httptest.NewServer(v.Handler(""))
 	defer srv.Close()

@@ -16,19 +16,6 @@ import (
 // now (no session open yet).
 type ProfileTrigger func(runs int) error
 
-// WithProfileTrigger serves POST /api/v1/profile?runs=K, which calls fn
-// with K (defaultRuns when the query has no runs, at most maxRuns):
-// 202 when accepted, 429 when rate-limited, 409 when it cannot profile now
-// (no session open), 400 for a bad K. A request carrying an Origin header of another host is
-// refused (403): a web page must not trigger it through the user's
-// browser. Without this option the endpoint answers 404.
-func WithProfileTrigger(fn ProfileTrigger, defaultRuns, maxRuns int) Option {
-	return func(v *View) {
-		v.profile = fn
-		v.profileRuns, v.profileMax = defaultRuns, maxRuns
-	}
-}
-
 // profileHandler serves POST /api/v1/profile.
 func (v *View) profileHandler(w http.ResponseWriter, r *http.Request) {
 	if v.profile == nil {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -85,14 +86,7 @@ func (v *View) Handler(token string) http.Handler {
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:")
 		_, _ = w.Write(page)
 	})
-	mux.HandleFunc("GET /api/v1/metrics/current", func(w http.ResponseWriter, r *http.Request) {
-		b := v.latest.Load()
-		if b == nil {
-			jsonError(w, http.StatusServiceUnavailable, "no sample yet: try again in a moment")
-			return
-		}
-		writeJSON(w, *b)
-	})
+	mux.HandleFunc("GET /api/v1/metrics/current", serveStored(&v.latest, http.StatusServiceUnavailable, "no sample yet: try again in a moment"))
 	mux.HandleFunc("GET /api/v1/metrics/history", func(w http.ResponseWriter, r *http.Request) {
 		secs := 60.0
 		if q := r.URL.Query().Get("seconds"); q != "" {
@@ -109,14 +103,7 @@ func (v *View) Handler(token string) http.Handler {
 			Snapshots []Snapshot `json:"snapshots"`
 		}{Version, h})
 	})
-	mux.HandleFunc("GET /api/v1/report", func(w http.ResponseWriter, r *http.Request) {
-		b := v.report.Load()
-		if b == nil {
-			jsonError(w, http.StatusNotFound, "no report yet: the bench writes it when it finishes")
-			return
-		}
-		writeJSON(w, *b)
-	})
+	mux.HandleFunc("GET /api/v1/report", serveStored(&v.report, http.StatusNotFound, "no report yet: the bench writes it when it finishes"))
 	mux.HandleFunc("GET /api/v1/timeline", func(w http.ResponseWriter, r *http.Request) {
 		tl := v.Timeline()
 		if tl == nil {
@@ -193,6 +180,19 @@ func (v *View) stream(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+	}
+}
+
+// serveStored serves the JSON last stored in p, or status with why when
+// nothing is stored yet.
+func serveStored(p *atomic.Pointer[[]byte], status int, why string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b := p.Load()
+		if b == nil {
+			jsonError(w, status, why)
+			return
+		}
+		writeJSON(w, *b)
 	}
 }
 

@@ -188,21 +188,20 @@ func add(p *float64, v float64) *float64 {
 func eachPoint(d metricdata.Aggregation, f func(attribute.Set, float64)) {
 	switch d := d.(type) {
 	case metricdata.Gauge[float64]:
-		for _, p := range d.DataPoints {
-			f(p.Attributes, p.Value)
-		}
+		eachValue(d.DataPoints, f)
 	case metricdata.Gauge[int64]:
-		for _, p := range d.DataPoints {
-			f(p.Attributes, float64(p.Value))
-		}
+		eachValue(d.DataPoints, f)
 	case metricdata.Sum[float64]:
-		for _, p := range d.DataPoints {
-			f(p.Attributes, p.Value)
-		}
+		eachValue(d.DataPoints, f)
 	case metricdata.Sum[int64]:
-		for _, p := range d.DataPoints {
-			f(p.Attributes, float64(p.Value))
-		}
+		eachValue(d.DataPoints, f)
+	}
+}
+
+// eachValue calls f for each point of ps, its value as a float64.
+func eachValue[N int64 | float64](ps []metricdata.DataPoint[N], f func(attribute.Set, float64)) {
+	for _, p := range ps {
+		f(p.Attributes, float64(p.Value))
 	}
 }
 

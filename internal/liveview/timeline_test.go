@@ -15,7 +15,7 @@ import (
 // it in the documented schema. A timeline published node by node would
 // show half runs; one never published would leave the page empty.
 func TestTimelinePublishesCompleteRuns(t *testing.T) {
-	v := newView(t)
+	v := newView(t, Config{})
 	srv := httptest.NewServer(v.Handler(""))
 	defer srv.Close()
 	if resp, err := http.Get(srv.URL + "/api/v1/timeline"); err != nil || resp.StatusCode != http.StatusNotFound {
@@ -78,7 +78,7 @@ func TestTimelinePublishesCompleteRuns(t *testing.T) {
 // TestTimelineIsBounded: a run with more operators than the bound lists
 // the first ones and counts the rest.
 func TestTimelineIsBounded(t *testing.T) {
-	v := newView(t)
+	v := newView(t, Config{})
 	t0 := time.Unix(1000, 0)
 	for i := range maxTimelineNodes + 5 {
 		v.ObserveNode(0, "n", "Add", t0.Add(time.Duration(i)), t0.Add(time.Duration(i+1)), 0)

@@ -10,6 +10,8 @@ import (
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/ortel-dev/ortel/internal/configerr"
 )
 
 const (
@@ -61,46 +63,67 @@ type phaseState struct {
 	length    time.Duration // expected length of the phase, 0 when unknown
 }
 
-// Option configures a View.
-type Option func(*View)
-
-// WithInterval sets how often the view samples (default 80ms, 12.5 Hz).
-func WithInterval(d time.Duration) Option {
-	return func(v *View) {
-		if d > 0 {
-			v.interval = d
-		}
-	}
+// Config configures a View. Its zero value is valid: the defaults below,
+// no SLA, no on-demand profiling.
+type Config struct {
+	// Interval is how often the view samples; 0: DefaultInterval (80ms,
+	// 12.5 Hz).
+	Interval time.Duration
+	// Window is the sliding window of the run percentiles; 0:
+	// DefaultWindow (10s).
+	Window time.Duration
+	// SLAThreshold, when above 0, makes every snapshot report the share
+	// of the window's runs at or under it, and whether that share reaches
+	// SLAPercentile (e.g. 99).
+	SLAThreshold  time.Duration
+	SLAPercentile float64
+	// Profile, when set, serves POST /api/v1/profile?runs=K, which calls it
+	// with K (ProfileRuns when the query has no runs, at most
+	// ProfileMaxRuns): 202 when accepted, 429 when rate-limited, 409 when
+	// it cannot profile now (no session open), 400 for a bad K. A request
+	// carrying an Origin header of another host is refused (403): a web
+	// page must not trigger it through the user's browser. Without it the
+	// endpoint answers 404.
+	Profile        ProfileTrigger
+	ProfileRuns    int
+	ProfileMaxRuns int
 }
 
-// WithWindow sets the sliding window of the run percentiles (default 10s).
-func WithWindow(d time.Duration) Option {
-	return func(v *View) {
-		if d > 0 {
-			v.window = d
-		}
+// Validate checks c: durations not negative, an SLA percentile above 0 and
+// at most 100, and with Profile, 1 <= ProfileRuns <= ProfileMaxRuns. Its
+// errors name the fields (configerr).
+func (c Config) Validate() error {
+	switch {
+	case c.Interval < 0:
+		return configerr.New("live view", "{Interval} %s: want 0 (the default) or more", c.Interval)
+	case c.Window < 0:
+		return configerr.New("live view", "{Window} %s: want 0 (the default) or more", c.Window)
+	case c.SLAThreshold > 0 && (c.SLAPercentile <= 0 || c.SLAPercentile > 100):
+		return configerr.New("live view", "{SLAPercentile} %g: want a percentile above 0 and at most 100", c.SLAPercentile)
+	case c.Profile != nil && (c.ProfileRuns < 1 || c.ProfileRuns > c.ProfileMaxRuns):
+		return configerr.New("live view", "{ProfileRuns} %d: want 1 to {ProfileMaxRuns} (%d)", c.ProfileRuns, c.ProfileMaxRuns)
 	}
-}
-
-// WithSLA makes every snapshot report the share of the window's runs at or
-// under threshold, and whether it reaches percentile (e.g. 99). Default: none.
-func WithSLA(threshold time.Duration, percentile float64) Option {
-	return func(v *View) {
-		v.sla = &SLAStatus{ThresholdSeconds: threshold.Seconds(), Percentile: percentile}
-	}
+	return nil
 }
 
 // NewReader returns the reader to put on the MeterProvider that exports
 // (telemetry.Config.Readers) and hand to New.
 func NewReader() *sdkmetric.ManualReader { return sdkmetric.NewManualReader() }
 
-// New returns a view of reader keeping DefaultHistory of snapshots. Call
-// Run to start sampling.
-func New(reader *sdkmetric.ManualReader, opts ...Option) *View {
+// New returns a view of reader configured by cfg (see Config.Validate),
+// keeping DefaultHistory of snapshots. Call Run to start sampling.
+func New(reader *sdkmetric.ManualReader, cfg Config) *View {
 	v := &View{reader: reader, interval: DefaultInterval, window: DefaultWindow, subscribers: map[*client]struct{}{}}
-	for _, o := range opts {
-		o(v)
+	if cfg.Interval > 0 {
+		v.interval = cfg.Interval
 	}
+	if cfg.Window > 0 {
+		v.window = cfg.Window
+	}
+	if cfg.SLAThreshold > 0 {
+		v.sla = &SLAStatus{ThresholdSeconds: cfg.SLAThreshold.Seconds(), Percentile: cfg.SLAPercentile}
+	}
+	v.profile, v.profileRuns, v.profileMax = cfg.Profile, cfg.ProfileRuns, cfg.ProfileMaxRuns
 	v.ring = newRing(int(DefaultHistory / v.interval))
 	return v
 }

@@ -1,8 +1,9 @@
 package onnxgen
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -163,12 +164,7 @@ func appendModel(b []byte, m *Model) []byte {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
 
 func appendGraph(b []byte, g *Graph) []byte {

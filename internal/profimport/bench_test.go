@@ -22,7 +22,7 @@ func BenchmarkImport(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		for b.Loop() {
-			st, err := Import(context.Background(), bytes.NewReader(data), NewFileSink(io.Discard, "discard", testResource(), testScope), Options{})
+			st, err := Import(context.Background(), bytes.NewReader(data), NewFileSink(io.Discard, "discard", testResource(), testScope), Config{})
 			if err != nil || st.Nodes != c.NodeEvents {
 				b.Fatalf("%+v %v", st, err)
 			}
@@ -71,7 +71,7 @@ func BenchmarkImportOTLP(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		st, err := Import(ctx, bytes.NewReader(data), sink, Options{})
+		st, err := Import(ctx, bytes.NewReader(data), sink, Config{})
 		if err != nil || st.Nodes != c.NodeEvents {
 			b.Fatalf("%+v %v", st, err)
 		}

@@ -10,19 +10,20 @@
 // ONNX Runtime writes each event when it ends: a run's node events come
 // before its model_run event, and a subgraph's nodes (with their nested
 // SequentialExecutor::Execute) before the If, Loop or Scan node that ran
-// them. Import keeps the events of runs not yet closed in a bounded buffer
-// and spills them to a temporary file beyond it, so memory stays flat
-// whatever the size or the order of the input. When a model_run arrives,
-// the events inside its interval are nested (profile.Nest) and written: one
-// trace per run, the run span as root, each operator a child of the run or
-// of the node that ran its subgraph.
+// them. Import groups them with profile.Grouper, the grouper ortel's live
+// operator spans use too: it keeps the events of runs not yet closed in a
+// bounded buffer and spills them to a temporary file beyond it, so memory
+// stays flat whatever the size or the order of the input. When a model_run
+// arrives, the events inside its interval (and on its thread) are nested
+// and written: one trace per run, the run span as root, each operator a
+// child of the run or of the node that ran its subgraph.
 //
 // What it emits:
 //
 //	| name                                | kind      | unit | attributes                                  |
 //	|-------------------------------------|-----------|------|---------------------------------------------|
 //	| span "run <model>"                  | span      |      | onnxruntime.model.name, onnxruntime.run.profiled |
-//	| span <op type>                      | span      |      | instrument.AppendNodeAttributes             |
+//	| span <op type>                      | span      |      | profile.Event.AppendNodeAttributes, AppendRunAttributes |
 //	| span <session event>                | span      |      | onnxruntime.model.name                      |
 //	| onnxruntime.run.duration            | histogram | s    | onnxruntime.model.name, onnxruntime.run.profiled |
 //	| onnxruntime.node.duration           | histogram | s    | model name, op type, execution provider (self time) |

@@ -14,11 +14,13 @@ import (
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/profile"
+	"github.com/ortel-dev/ortel/internal/configerr"
 	"github.com/ortel-dev/ortel/semconv"
 )
 
-// Options configures Import.
-type Options struct {
+// Config configures Import. Its zero value is valid: every field has a
+// default.
+type Config struct {
 	// Origin is the wall-clock time of the profile clock's zero; the zero
 	// Time stands for the Unix epoch.
 	Origin time.Time
@@ -38,6 +40,19 @@ type Options struct {
 	// SpillDir (default os.TempDir). Default 8192 (a few MB).
 	MaxPending int
 	SpillDir   string
+}
+
+// Validate checks c before anything is read: BatchSize and MaxPending are
+// not negative (0 takes the default). Its errors name the fields as
+// {BatchSize} and {MaxPending} (configerr).
+func (c Config) Validate() error {
+	if c.BatchSize < 0 {
+		return configerr.New("import", "{BatchSize} %d: want 1 or more spans, or 0 for the default", c.BatchSize)
+	}
+	if c.MaxPending < 0 {
+		return configerr.New("import", "{MaxPending} %d: want 1 or more events, or 0 for the default", c.MaxPending)
+	}
+	return nil
 }
 
 // Stats says what Import read and wrote.
@@ -81,9 +96,12 @@ var ErrNoEvents = errors.New("no ONNX Runtime events (categories Session and Nod
 // each written before the next is read. It returns what was written even on
 // error. Operator events outside every run make an error after everything
 // else was written, saying how many.
-func Import(ctx context.Context, r io.Reader, sink Sink, opts Options) (Stats, error) {
-	im := newImporter(ctx, sink, opts)
-	defer im.spill.close()
+func Import(ctx context.Context, r io.Reader, sink Sink, cfg Config) (Stats, error) {
+	if err := cfg.Validate(); err != nil {
+		return Stats{}, err
+	}
+	im := newImporter(ctx, sink, cfg)
+	defer im.g.Reset()
 	rd := profile.NewReader(r)
 	var readErr error
 	for {
@@ -107,8 +125,11 @@ func Import(ctx context.Context, r io.Reader, sink Sink, opts Options) (Stats, e
 	if werr := im.wait(); err == nil {
 		err = werr
 	}
-	im.st.Outside = int64(im.countOutside())
-	im.st.Spilled = im.spilled
+	outside, oerr := im.g.Outside()
+	im.st.Outside, im.st.Spilled = int64(outside), im.g.Spilled()
+	if err == nil {
+		err = oerr
+	}
 	if err != nil {
 		return im.st, err
 	}
@@ -147,7 +168,7 @@ func (s *Stats) readerStats(rd *profile.Reader) {
 type importer struct {
 	ctx    context.Context
 	sink   Sink
-	opt    Options
+	opt    Config
 	ids    idGen
 	origin int64 // Unix ns of profile ts 0
 	st     Stats
@@ -163,13 +184,7 @@ type importer struct {
 	spare    []Span
 	inflight chan written
 
-	pending []profile.Event // pending[:np] are events not placed yet
-	np      int
-	spill   spillFile
-	spilled int64
-
-	order   []int
-	pl      []profile.Placement
+	g       *profile.Grouper
 	spanIDs []trace.SpanID
 
 	baseAttrs []attribute.KeyValue
@@ -182,7 +197,7 @@ type importer struct {
 	nodeRecs  map[[2]string]metric.RecordOption
 }
 
-func newImporter(ctx context.Context, sink Sink, opt Options) *importer {
+func newImporter(ctx context.Context, sink Sink, opt Config) *importer {
 	if opt.Model == "" {
 		opt.Model = "model"
 	}
@@ -190,7 +205,7 @@ func newImporter(ctx context.Context, sink Sink, opt Options) *importer {
 		opt.BatchSize = 1024
 	}
 	if opt.MaxPending <= 0 {
-		opt.MaxPending = 8192
+		opt.MaxPending = profile.DefaultMaxPending
 	}
 	mp := opt.MeterProvider
 	if mp == nil {
@@ -201,7 +216,7 @@ func newImporter(ctx context.Context, sink Sink, opt Options) *importer {
 		ctx: ctx, sink: sink, opt: opt, ids: newIDGen(),
 		batch:    make([]Span, opt.BatchSize),
 		spare:    make([]Span, opt.BatchSize),
-		spill:    spillFile{dir: opt.SpillDir},
+		g:        profile.NewGrouper(profile.WithMaxPending(opt.MaxPending), profile.WithSpillDir(opt.SpillDir)),
 		nodeRecs: map[[2]string]metric.RecordOption{},
 	}
 	if !opt.Origin.IsZero() {
@@ -228,14 +243,16 @@ func (im *importer) add(ev *profile.Event) error {
 			return nil // fence events: no span of their own
 		}
 		im.st.NodeEvents++
-		return im.hold(ev)
+		_, err := im.g.Add(ev)
+		return err
 	case "Session":
 		im.events++
-		switch ev.Name {
-		case profile.ExecuteName:
-			return im.hold(ev)
-		case "model_run":
-			return im.closeRun(ev)
+		if ev.IsExecute() || ev.Name == "model_run" {
+			run, err := im.g.Add(ev)
+			if run == nil || err != nil {
+				return err
+			}
+			return im.writeRun(run)
 		}
 		sp := im.slot()
 		sp.TraceID, sp.SpanID, sp.Parent = im.ids.traceID(), im.ids.spanID(), trace.SpanID{}
@@ -250,50 +267,15 @@ func (im *importer) add(ev *profile.Event) error {
 
 func (im *importer) at(ts int64) int64 { return im.origin + ts*1000 }
 
-// hold keeps an event until a model_run encloses it, spilling the held
-// events when there are too many.
-func (im *importer) hold(ev *profile.Event) error {
-	if im.np == len(im.pending) {
-		im.pending = append(im.pending, profile.Event{})
-	}
-	ev.CopyTo(&im.pending[im.np])
-	im.np++
-	if im.np < im.opt.MaxPending {
-		return nil
-	}
-	if err := im.spill.write(im.pending[:im.np]); err != nil {
-		return err
-	}
-	im.spilled += int64(im.np)
-	im.np = 0
-	return nil
-}
-
-// closeRun writes the run that run closes: the held events inside it,
-// nested, then the run span.
-func (im *importer) closeRun(run *profile.Event) error {
-	// A run's events lie inside its interval and, with the sequential
-	// executor, on its thread: the thread tells apart runs that other
-	// threads ran at the same time. A run with no kernel on its own thread
-	// (a parallel executor) takes every event inside its interval.
-	lo, hi := run.TS, run.TS+run.Dur
-	k, err := im.gather(lo, hi, func(e *profile.Event) bool { return e.TID == run.TID })
-	if err != nil {
-		return err
-	}
-	if !hasKernel(im.pending[k:im.np]) {
-		if k, err = im.gather(lo, hi, nil); err != nil {
-			return err
-		}
-	}
-	evs := im.pending[k:im.np]
-	im.np = k
-	if cap(im.pl) < len(evs) {
-		im.pl = make([]profile.Placement, len(evs))
+// writeRun writes a run the grouper closed: its operators, nested, then
+// the run span.
+func (im *importer) writeRun(run *profile.Run) error {
+	evs, pl := run.Events, run.Placements
+	lo, hi := run.Run.TS, run.Run.TS+run.Run.Dur
+	if cap(im.spanIDs) < len(evs) {
 		im.spanIDs = make([]trace.SpanID, len(evs))
 	}
-	pl, ids := im.pl[:len(evs)], im.spanIDs[:len(evs)]
-	im.order = profile.NestInto(pl, evs, im.order)
+	ids := im.spanIDs[:len(evs)]
 
 	traceID, runID := im.ids.traceID(), im.ids.spanID()
 	for i := range evs {
@@ -318,7 +300,7 @@ func (im *importer) closeRun(run *profile.Event) error {
 			sp.Name = e.NodeName()
 		}
 		sp.Start, sp.End = im.at(e.TS), im.at(e.TS+e.Dur)
-		sp.Attrs = instrument.AppendNodeAttributes(append(sp.Attrs, im.baseAttrs...), e)
+		sp.Attrs = e.AppendRunAttributes(e.AppendNodeAttributes(append(sp.Attrs, im.baseAttrs...)))
 		im.bNodes++
 		im.nodeDur.Record(im.ctx, float64(pl[i].Self)/1e6, im.nodeRec(e.OpName, e.Provider))
 		if e.Memory.Present {
@@ -334,7 +316,7 @@ func (im *importer) closeRun(run *profile.Event) error {
 	sp.Start, sp.End = im.at(lo), im.at(hi)
 	sp.Attrs = append(sp.Attrs, im.runAttrs...)
 	im.bRuns++
-	im.runDur.Record(im.ctx, float64(run.Dur)/1e6, im.runRec)
+	im.runDur.Record(im.ctx, float64(run.Run.Dur)/1e6, im.runRec)
 	if peak >= 0 {
 		im.arenaPeak.Record(im.ctx, peak, im.modelRec)
 	}
@@ -410,59 +392,4 @@ func (im *importer) wait() error {
 	im.st.Nodes += w.nodes
 	im.st.Other += w.other
 	return nil
-}
-
-// gather moves the held and spilled events inside [lo, hi] (and passing
-// also, when not nil) to the end of pending, from the returned index on;
-// events already there (from an earlier gather) stay in the group.
-func (im *importer) gather(lo, hi int64, also func(*profile.Event) bool) (int, error) {
-	in := func(e *profile.Event) bool {
-		return e.TS >= lo && e.TS+e.Dur <= hi && (also == nil || also(e))
-	}
-	k := 0
-	for i := 0; i < im.np; i++ {
-		if !in(&im.pending[i]) {
-			im.pending[k], im.pending[i] = im.pending[i], im.pending[k]
-			k++
-		}
-	}
-	if len(im.spill.segs) > 0 {
-		err := im.spill.take(in, func(e *profile.Event) {
-			if im.np == len(im.pending) {
-				im.pending = append(im.pending, profile.Event{})
-			}
-			e.CopyTo(&im.pending[im.np])
-			im.np++
-		}, lo, hi)
-		if err != nil {
-			return k, err
-		}
-	}
-	return k, nil
-}
-
-func hasKernel(evs []profile.Event) bool {
-	for i := range evs {
-		if evs[i].IsKernel() {
-			return true
-		}
-	}
-	return false
-}
-
-// countOutside counts held and spilled kernel events: those no model_run
-// enclosed.
-func (im *importer) countOutside() int {
-	n := 0
-	for i := 0; i < im.np; i++ {
-		if im.pending[i].IsKernel() {
-			n++
-		}
-	}
-	_ = im.spill.each(func(e *profile.Event) {
-		if e.IsKernel() {
-			n++
-		}
-	})
-	return n
 }

@@ -85,7 +85,7 @@ func TestImportRealNested(t *testing.T) {
 			sink := NewFileSink(&out, "test", testResource(), testScope)
 			origin := time.Date(2026, 11, 22, 1, 5, 14, 0, time.UTC)
 			st, err := Import(context.Background(), bytes.NewReader(realProfile(t, "vad_ort"+v+".json.gz")), sink,
-				Options{Origin: origin, Model: "vad", BatchSize: 7})
+				Config{Origin: origin, Model: "vad", BatchSize: 7})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +137,7 @@ func TestImportLosslessWithSpill(t *testing.T) {
 	data, c := synth(t, "det_ort1.30.0.json.gz", 4<<20, false)
 	var out bytes.Buffer
 	st, err := Import(context.Background(), bytes.NewReader(data), NewFileSink(&out, "test", testResource(), testScope),
-		Options{BatchSize: 100, MaxPending: 150})
+		Config{BatchSize: 100, MaxPending: 150})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,11 +158,11 @@ func TestImportLosslessWithSpill(t *testing.T) {
 func TestImportNoRuns(t *testing.T) {
 	data, c := synth(t, "vad_ort1.30.0.json.gz", 200<<10, true)
 	st, err := Import(context.Background(), bytes.NewReader(data), NewFileSink(io.Discard, "test", nil, testScope),
-		Options{MaxPending: 500})
+		Config{MaxPending: 500})
 	if !errors.Is(err, ErrNoRuns) || st.Nodes != 0 || st.Outside != c.NodeEvents {
 		t.Fatalf("got %+v, %v; want ErrNoRuns with %d events outside", st, err, c.NodeEvents)
 	}
-	_, err = Import(context.Background(), strings.NewReader(`[{"a":1}]`), NewFileSink(io.Discard, "test", nil, testScope), Options{})
+	_, err = Import(context.Background(), strings.NewReader(`[{"a":1}]`), NewFileSink(io.Discard, "test", nil, testScope), Config{})
 	if !errors.Is(err, ErrNoEvents) {
 		t.Fatalf("got %v, want ErrNoEvents", err)
 	}
@@ -188,7 +188,7 @@ func (s *failingSink) Close() error { return nil }
 func TestImportSinkFailure(t *testing.T) {
 	data, _ := synth(t, "det_ort1.24.3.json.gz", 1<<20, false)
 	sink := &failingSink{ok: 3}
-	st, err := Import(context.Background(), bytes.NewReader(data), sink, Options{BatchSize: 50})
+	st, err := Import(context.Background(), bytes.NewReader(data), sink, Config{BatchSize: 50})
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("error %v, want the sink's", err)
 	}
@@ -211,7 +211,7 @@ func TestImportOTLPReceiver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := Import(ctx, bytes.NewReader(data), sink, Options{BatchSize: 500})
+	st, err := Import(ctx, bytes.NewReader(data), sink, Config{BatchSize: 500})
 	if cerr := sink.Close(); err == nil {
 		err = cerr
 	}
@@ -249,7 +249,7 @@ func TestImportConcurrentRuns(t *testing.T) {
 	for _, pending := range []int{0, 1} {
 		var out bytes.Buffer
 		st, err := Import(context.Background(), strings.NewReader(prof), NewFileSink(&out, "test", testResource(), testScope),
-			Options{MaxPending: pending, SpillDir: t.TempDir()})
+			Config{MaxPending: pending, SpillDir: t.TempDir()})
 		if err != nil || st.Runs != 2 || st.Nodes != 4 {
 			t.Fatalf("pending %d: %+v, %v", pending, st, err)
 		}
@@ -290,7 +290,7 @@ func TestImportOTLPRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sink.Close()
-	st, err := Import(ctx, bytes.NewReader(realProfile(t, "vad_ort1.30.0.json.gz")), sink, Options{BatchSize: 10})
+	st, err := Import(ctx, bytes.NewReader(realProfile(t, "vad_ort1.30.0.json.gz")), sink, Config{BatchSize: 10})
 	if err == nil || !strings.Contains(err.Error(), rcv.Endpoint()) {
 		t.Fatalf("error %v, want the collector's refusal naming it", err)
 	}
@@ -324,7 +324,7 @@ func TestImportRejectsImpossibleTimes(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	var out bytes.Buffer
-	st, err := Import(context.Background(), strings.NewReader(prof), NewFileSink(&out, "test", testResource(), testScope), Options{MeterProvider: mp})
+	st, err := Import(context.Background(), strings.NewReader(prof), NewFileSink(&out, "test", testResource(), testScope), Config{MeterProvider: mp})
 	if !errors.Is(err, ErrImpossibleTimes) || !strings.Contains(err.Error(), "5 events were skipped") {
 		t.Fatalf("error %v, want ErrImpossibleTimes counting 5", err)
 	}

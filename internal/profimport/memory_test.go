@@ -55,7 +55,7 @@ func TestImportMemoryBounded(t *testing.T) {
 		sink.Write(context.Background(), nil)
 		base := sink.peak
 		sink.peak = 0
-		st, err := Import(context.Background(), pr, sink, Options{SpillDir: t.TempDir()})
+		st, err := Import(context.Background(), pr, sink, Config{SpillDir: t.TempDir()})
 		if noRuns != (err != nil) {
 			t.Fatalf("%d MB, no runs %v: %v", size>>20, noRuns, err)
 		}

@@ -37,7 +37,7 @@ func TestImportCopiesAndFallbackSpans(t *testing.T) {
 	}
 	defer f.Close()
 	var sink collectSink
-	st, err := Import(context.Background(), f, &sink, Options{Model: "decoder"})
+	st, err := Import(context.Background(), f, &sink, Config{Model: "decoder"})
 	if err != nil {
 		t.Fatal(err)
 	}

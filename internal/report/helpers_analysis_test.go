@@ -106,7 +106,7 @@ func syntheticReport(t testing.TB) *report.Report {
 			PowerW: map[string]float64{"intel-rapl:0": 14 + float64(i%4), "intel-rapl:0:0": 1.5}})
 	}
 	r.Hardware = hw
-	a, err := analysis.Analyze(context.Background(), r, analysis.WithPeakFLOPs(100e9), analysis.WithPeakBandwidth(10e9), analysis.WithGridIntensity(300))
+	a, err := analysis.Analyze(context.Background(), r, analysis.Config{PeakFLOPs: 100e9, PeakBandwidth: 10e9, GridIntensity: 300})
 	if err != nil {
 		t.Fatal(err)
 	}

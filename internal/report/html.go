@@ -61,6 +61,19 @@ type htmlView struct {
 
 type kpi struct{ Label, Value string }
 
+// pageAssets are the stylesheet and chart code every HTML page embeds.
+func pageAssets() (template.CSS, template.JS, error) {
+	css, err := htmlFS.ReadFile("html/report.css")
+	if err != nil {
+		return "", "", err
+	}
+	js, err := htmlFS.ReadFile("html/report.js")
+	if err != nil {
+		return "", "", err
+	}
+	return template.CSS(css), template.JS(js), nil
+}
+
 // WriteHTML renders the report as one self-contained HTML page: the report
 // JSON, the stylesheet and the chart code (SVG drawn by embedded
 // JavaScript: latency histogram and CDF, warm-up curve, operator timeline,
@@ -74,15 +87,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	// json.Marshal escapes <, > and &, so no string in the report can close
 	// the script element it is embedded in.
-	css, err := htmlFS.ReadFile("html/report.css")
+	css, js, err := pageAssets()
 	if err != nil {
 		return err
 	}
-	js, err := htmlFS.ReadFile("html/report.js")
-	if err != nil {
-		return err
-	}
-	v := htmlView{R: r, Data: template.JS(data), CSS: template.CSS(css), JS: template.JS(js), KPIs: kpis(r)}
+	v := htmlView{R: r, Data: template.JS(data), CSS: css, JS: js, KPIs: kpis(r)}
 	var b bytes.Buffer
 	if err := htmlTmpl.Execute(&b, v); err != nil {
 		return fmt.Errorf("render HTML report: %w", err)

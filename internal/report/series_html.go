@@ -83,11 +83,7 @@ func WriteSeriesHTML(w io.Writer, p SeriesPage) error {
 	if err != nil {
 		return fmt.Errorf("encode series page: %w", err)
 	}
-	css, err := htmlFS.ReadFile("html/report.css")
-	if err != nil {
-		return err
-	}
-	js, err := htmlFS.ReadFile("html/report.js")
+	css, js, err := pageAssets()
 	if err != nil {
 		return err
 	}
@@ -97,7 +93,7 @@ func WriteSeriesHTML(w io.Writer, p SeriesPage) error {
 		Data template.JS
 		CSS  template.CSS
 		JS   template.JS
-	}{p, template.JS(data), template.CSS(css), template.JS(js)})
+	}{p, template.JS(data), css, js})
 	if err != nil {
 		return fmt.Errorf("render series page: %w", err)
 	}

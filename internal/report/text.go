@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,11 +84,7 @@ func WriteText(w io.Writer, r *Report) error {
 		tw.Flush()
 		p.f("\n")
 		p.f("Nodes per provider\n")
-		provs := make([]string, 0, len(o.NodesByProvider))
-		for k := range o.NodesByProvider {
-			provs = append(provs, k)
-		}
-		sort.Strings(provs)
+		provs := slices.Sorted(maps.Keys(o.NodesByProvider))
 		for _, k := range provs {
 			p.f("  %-28s %d\n", k, o.NodesByProvider[k])
 		}
@@ -121,11 +119,7 @@ func sessionText(so *SessionOptions) string {
 	if len(so.Providers) > 0 {
 		parts = append(parts, "providers "+strings.Join(so.Providers, ", "))
 	}
-	keys := make([]string, 0, len(so.ProviderOptions))
-	for k := range so.ProviderOptions {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(so.ProviderOptions))
 	for _, k := range keys {
 		parts = append(parts, "provider option "+k+"="+so.ProviderOptions[k])
 	}

@@ -3,6 +3,7 @@ package cpu
 import (
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/ortel-dev/ortel/receivers/internal/options"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 )
 
@@ -14,46 +15,30 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{Config: procfs.NewConfig(), perCPU: true}
-	for _, o := range opts {
-		o.apply(&c)
-	}
-	return c
+	return options.Apply(config{Config: procfs.NewConfig(), perCPU: true}, opts)
 }
 
 // Option configures the receiver.
-type Option interface{ apply(*config) }
-
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
+type Option func(*config)
 
 // WithMeterProvider sets the MeterProvider the receiver's instruments are
 // created with. Default: the global provider (otel.GetMeterProvider).
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) { c.SetMeterProvider(mp) })
-}
+func WithMeterProvider(mp metric.MeterProvider) Option { return options.MeterProvider[config](mp) }
 
 // WithRoot reads /proc and /sys under root instead of "/" (a fixture tree
 // in tests, or the host's file system mounted into a container). It
 // overrides the ORTEL_HOST_ROOT environment variable. Default: "/". It is
 // ignored where the receiver reads through gopsutil (not Linux).
-func WithRoot(root string) Option {
-	return optionFunc(func(c *config) { c.SetRoot(root) })
-}
+func WithRoot(root string) Option { return options.Root[config](root) }
 
 // WithMetric turns the metric called name on or off. Default: on or off as
 // the Default column of [Metrics] says. New fails on a name the receiver
 // does not emit.
-func WithMetric(name string, on bool) Option {
-	return optionFunc(func(c *config) { c.SetMetric(name, on) })
-}
+func WithMetric(name string, on bool) Option { return options.Metric[config](name, on) }
 
 // WithAllMetrics turns on every metric the receiver can emit, before any
 // WithMetric applies.
-func WithAllMetrics() Option {
-	return optionFunc(func(c *config) { c.SetAllMetrics() })
-}
+func WithAllMetrics() Option { return options.AllMetrics[config]() }
 
 // WithPerCPU reports system.cpu.time and system.cpu.utilization per logical
 // CPU (cpu.logical_number, 7 modes each: 7 × CPUs series per metric) when
@@ -61,5 +46,5 @@ func WithAllMetrics() Option {
 // /proc/stat) when false, for machines with many CPUs. Default: true.
 // system.cpu.frequency stays per CPU.
 func WithPerCPU(perCPU bool) Option {
-	return optionFunc(func(c *config) { c.perCPU = perCPU })
+	return func(c *config) { c.perCPU = perCPU }
 }

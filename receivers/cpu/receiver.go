@@ -71,8 +71,7 @@ var modeAttrs = [numModes]attribute.KeyValue{
 // gopsutil does not cover).
 func New(opts ...Option) (*Receiver, error) {
 	c := newConfig(opts)
-	c.ResolveRoot()
-	sel, err := c.Select("cpu", Metrics())
+	sel, err := c.Resolve("cpu", Metrics())
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +130,7 @@ func (r *Receiver) register(c config, sel procfs.Selection) error {
 	for i, w := range []attribute.KeyValue{semconv.OrtelLoadAverageWindow1m, semconv.OrtelLoadAverageWindow5m, semconv.OrtelLoadAverageWindow15m} {
 		r.loadAttrs[i] = []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(w))}
 	}
-	return r.cb.Register("cpu", in, r.collect)
+	return r.cb.RegisterLocked("cpu", in, r.collect)
 }
 
 // Shutdown unregisters the callback and closes the files the receiver
@@ -143,13 +142,9 @@ func (r *Receiver) Shutdown(ctx context.Context) error {
 
 var _ receivers.Receiver = (*Receiver)(nil)
 
-// collect is the receiver's one callback.
+// collect is the receiver's one callback; it runs under r.cb's lock, and
+// not after Shutdown (RegisterLocked).
 func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
-	r.cb.Lock()
-	defer r.cb.Unlock()
-	if r.cb.Down() {
-		return nil
-	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

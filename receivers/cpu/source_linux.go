@@ -309,13 +309,8 @@ func (s *procSource) readCPUInfo(smp *sample, fail *procfs.Failures) {
 	fail.OK(failFreq)
 	proc, found := -1, 0
 	var bad []byte
-	for len(b) > 0 {
-		var line []byte
-		line, b = procfs.NextLine(b)
-		k, v, ok := procfs.KeyValue(line)
-		if !ok {
-			continue
-		}
+	for kv := range procfs.Pairs(b) {
+		line, k, v := kv.Line, kv.Key, kv.Value
 		switch string(k) {
 		case "processor":
 			n, ok := procfs.ParseUint(v)

@@ -65,8 +65,7 @@ func opts(kv ...attribute.KeyValue) []metric.ObserveOption {
 // operating system gopsutil does not cover).
 func New(opts ...Option) (*Receiver, error) {
 	c := newConfig(opts)
-	c.ResolveRoot()
-	sel, err := c.Select("memory", Metrics())
+	sel, err := c.Resolve("memory", Metrics())
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +89,7 @@ func (r *Receiver) register(c config, sel procfs.Selection) error {
 	lifecycle.Create(in, semconv.SystemPagingUtilizationName, &r.pagingUtil, semconv.NewSystemPagingUtilization)
 	lifecycle.Create(in, semconv.SystemPagingFaultsName, &r.faults, semconv.NewSystemPagingFaults)
 	lifecycle.Create(in, semconv.SystemPagingOperationsName, &r.ops, semconv.NewSystemPagingOperations)
-	return r.cb.Register("memory", in, r.collect)
+	return r.cb.RegisterLocked("memory", in, r.collect)
 }
 
 // Shutdown unregisters the callback and closes the files the receiver
@@ -102,13 +101,9 @@ func (r *Receiver) Shutdown(ctx context.Context) error {
 
 var _ receivers.Receiver = (*Receiver)(nil)
 
-// collect is the receiver's one callback.
+// collect is the receiver's one callback; it runs under r.cb's lock, and
+// not after Shutdown (RegisterLocked).
 func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
-	r.cb.Lock()
-	defer r.cb.Unlock()
-	if r.cb.Down() {
-		return nil
-	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -55,13 +55,8 @@ func (s *procSource) readMeminfo(smp *sample, fail *procfs.Failures) {
 	}
 	fail.OK(failMeminfo)
 	var bad []byte
-	for len(b) > 0 {
-		var line []byte
-		line, b = procfs.NextLine(b)
-		k, v, ok := procfs.KeyValue(line)
-		if !ok {
-			continue
-		}
+	for kv := range procfs.Pairs(b) {
+		line, k, v := kv.Line, kv.Key, kv.Value
 		var i int
 		switch string(k) {
 		case "MemTotal":

@@ -5,15 +5,12 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/ortel-dev/ortel/receivers/internal/options"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 )
 
 // Option configures a Receiver.
-type Option interface{ apply(*config) }
-
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
+type Option func(*config)
 
 // DefaultTimeout is how long a collection waits for one GPU's readings.
 const DefaultTimeout = 250 * time.Millisecond
@@ -38,23 +35,17 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{Config: procfs.NewConfig(), timeout: DefaultTimeout, now: time.Now}
-	for _, o := range opts {
-		o.apply(&c)
-	}
-	return c
+	return options.Apply(config{Config: procfs.NewConfig(), timeout: DefaultTimeout, now: time.Now}, opts)
 }
 
 // WithMeterProvider sets the MeterProvider the receiver creates its
 // instruments with. The default is the global one, otel.GetMeterProvider().
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) { c.SetMeterProvider(mp) })
-}
+func WithMeterProvider(mp metric.MeterProvider) Option { return options.MeterProvider[config](mp) }
 
 // WithPIDs sets the processes whose GPU memory and utilization are
 // reported (nvidia.gpu.process.*). The default is the calling process.
 func WithPIDs(pids ...int) Option {
-	return optionFunc(func(c *config) { c.pids = append([]int(nil), pids...) })
+	return func(c *config) { c.pids = append([]int(nil), pids...) }
 }
 
 // WithTimeout sets how long a collection waits for one GPU's readings
@@ -62,22 +53,18 @@ func WithPIDs(pids ...int) Option {
 // default is DefaultTimeout (250 ms); a collection's own context deadline
 // shortens it. Values of zero or less keep the default.
 func WithTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) {
+	return func(c *config) {
 		if d > 0 {
 			c.timeout = d
 		}
-	})
+	}
 }
 
 // WithMetric turns the metric called name on or off, and with it the NVML
 // calls behind it. Default: on or off as the Default column of [Metrics]
 // says. New fails on a name the receiver does not emit.
-func WithMetric(name string, on bool) Option {
-	return optionFunc(func(c *config) { c.SetMetric(name, on) })
-}
+func WithMetric(name string, on bool) Option { return options.Metric[config](name, on) }
 
 // WithAllMetrics turns on every metric the receiver can emit, before any
 // WithMetric applies.
-func WithAllMetrics() Option {
-	return optionFunc(func(c *config) { c.SetAllMetrics() })
-}
+func WithAllMetrics() Option { return options.AllMetrics[config]() }

@@ -15,7 +15,7 @@ type platformConfig struct{ lib nvml.Interface }
 // libnvidia-ml.so.1 when the receiver initializes it. This option exists
 // only in Linux builds with cgo, the ones that can load NVML.
 func WithInterface(lib nvml.Interface) Option {
-	return optionFunc(func(c *config) { c.platform.lib = lib })
+	return func(c *config) { c.platform.lib = lib }
 }
 
 // libraryName is the NVML library nvml.New() loads.

@@ -1,5 +1,7 @@
 package nvml
 
+import "github.com/ortel-dev/ortel/receivers/internal/options"
+
 // WithAllProcesses reports the GPU memory and utilization of every process
 // running on each GPU, not only the WithPIDs ones, and attributes each to
 // its Kubernetes pod: every nvidia.gpu.process.* point of a process in a
@@ -12,16 +14,14 @@ package nvml
 // reported with its pid alone. Default: off, only WithPIDs (or the calling
 // process) is reported, with its pid.
 func WithAllProcesses() Option {
-	return optionFunc(func(c *config) {
+	return func(c *config) {
 		c.allProcs = true
 		c.ResolveRoot() // ORTEL_HOST_ROOT, unless WithRoot set one
-	})
+	}
 }
 
 // WithRoot reads /proc/PID/cgroup under root instead of "/" for
 // WithAllProcesses (the host's file system mounted into a container, or a
 // fixture tree in tests; PIDs are NVML's, the host's). It overrides the
 // ORTEL_HOST_ROOT environment variable. Default: "/".
-func WithRoot(root string) Option {
-	return optionFunc(func(c *config) { c.SetRoot(root) })
-}
+func WithRoot(root string) Option { return options.Root[config](root) }

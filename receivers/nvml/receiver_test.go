@@ -44,12 +44,12 @@ func (c *testClock) advance(d time.Duration) {
 }
 
 func withClock(c *testClock) Option {
-	return optionFunc(func(cfg *config) { cfg.now = c.now })
+	return func(cfg *config) { cfg.now = c.now }
 }
 
 // withAfterRead sends the index of each GPU whose reading goroutine ends.
 func withAfterRead(ch chan<- int) Option {
-	return optionFunc(func(cfg *config) { cfg.afterRead = func(i int) { ch <- i } })
+	return func(cfg *config) { cfg.afterRead = func(i int) { ch <- i } }
 }
 
 // harness is a receiver on a scripted machine, read through a ManualReader.
@@ -435,7 +435,7 @@ func TestHungCall(t *testing.T) {
 	// The collection's timeout passes when the test sends on expired, never
 	// by the wall clock: a loaded machine cannot make a healthy GPU late.
 	expired := make(chan time.Time, 1)
-	h := start(t, m, withAfterRead(reads), optionFunc(func(cfg *config) { cfg.expired = expired }))
+	h := start(t, m, withAfterRead(reads), Option(func(cfg *config) { cfg.expired = expired }))
 	h.ready()
 	if _, err := h.collect(); err != nil {
 		t.Fatal(err)

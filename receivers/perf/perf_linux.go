@@ -92,8 +92,7 @@ func (c fdCounter) close() error { return unix.Close(int(c)) }
 // events). A process that does not exist is an error naming it.
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
-	cfg.ResolveRoot()
-	sel, err := cfg.Select("perf", Metrics())
+	sel, err := cfg.Resolve("perf", Metrics())
 	if err != nil {
 		return nil, err
 	}

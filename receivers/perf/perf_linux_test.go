@@ -20,7 +20,7 @@ import (
 	"github.com/ortel-dev/ortel/semconv"
 )
 
-func withOpener(open eventOpener) Option { return optionFunc(func(c *config) { c.open = open }) }
+func withOpener(open eventOpener) Option { return Option(func(c *config) { c.open = open }) }
 
 // pageFaults touches every page of a fresh 16 MiB anonymous mapping kept
 // off huge pages: at least 4096 page faults.

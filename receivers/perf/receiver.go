@@ -120,7 +120,7 @@ func (r *Receiver) register(mp metric.MeterProvider, sel procfs.Selection) error
 	if r.counted[evCacheReferences] && r.counted[evCacheMisses] {
 		lifecycle.Create(in, semconv.OrtelPerfCacheHitRatioName, &r.hitRatio, semconv.NewOrtelPerfCacheHitRatio)
 	}
-	return r.cb.Register("perf", in, r.observe)
+	return r.cb.RegisterLocked("perf", in, r.observe)
 }
 
 // counterOptions returns the unit and description of a counter metric from
@@ -153,13 +153,9 @@ func (r *Receiver) count(ti int, t *target, e int) (uint64, bool) {
 	return t.total[e], true
 }
 
-// observe is the receiver's callback.
+// observe is the receiver's callback; it runs under r.cb's lock, and not
+// after Shutdown (RegisterLocked).
 func (r *Receiver) observe(ctx context.Context, o metric.Observer) error {
-	r.cb.Lock()
-	defer r.cb.Unlock()
-	if r.cb.Down() {
-		return nil
-	}
 	for ti, t := range r.targets {
 		if ctx.Err() != nil {
 			break

@@ -87,8 +87,7 @@ type proc struct {
 // system), and another error when a PID given with WithPIDs does not exist.
 func New(opts ...Option) (*Receiver, error) {
 	c := newConfig(opts)
-	c.ResolveRoot()
-	sel, err := c.Select("process", Metrics())
+	sel, err := c.Resolve("process", Metrics())
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +286,7 @@ func (r *Receiver) register(c config, sel procfs.Selection) error {
 	lifecycle.Create(in, semconv.ProcessPagingFaultsName, &r.faults, semconv.NewProcessPagingFaults)
 	lifecycle.Create(in, semconv.ProcessUnixFileDescriptorCountName, &r.fds, semconv.NewProcessUnixFileDescriptorCount)
 	lifecycle.Create(in, semconv.ProcessDiskIOName, &r.diskIO, semconv.NewProcessDiskIO)
-	return r.cb.Register("process", in, r.collect)
+	return r.cb.RegisterLocked("process", in, r.collect)
 }
 
 // PIDs returns the ids of the processes the receiver watches and that have
@@ -353,13 +352,9 @@ func (r *Receiver) prime() {
 	}
 }
 
-// collect is the receiver's one callback.
+// collect is the receiver's one callback; it runs under r.cb's lock, and
+// not after Shutdown (RegisterLocked).
 func (r *Receiver) collect(ctx context.Context, o metric.Observer) error {
-	r.cb.Lock()
-	defer r.cb.Unlock()
-	if r.cb.Down() {
-		return nil
-	}
 	now := r.now()
 	for i := 0; i < len(r.procs); i++ {
 		p := r.procs[i]

@@ -211,13 +211,8 @@ func (p *procFiles) readStatus(s *sample, fail *procfs.Failures, base int) (exit
 	}
 	var bad []byte
 	var vol, invol bool
-	for len(b) > 0 {
-		var line []byte
-		line, b = procfs.NextLine(b)
-		k, v, ok := procfs.KeyValue(line)
-		if !ok {
-			continue
-		}
+	for kv := range procfs.Pairs(b) {
+		line, k, v := kv.Line, kv.Key, kv.Value
 		var good bool
 		switch string(k) {
 		case "voluntary_ctxt_switches":
@@ -271,13 +266,8 @@ func (p *procFiles) readIO(s *sample, fail *procfs.Failures, base int) (exited b
 		return exited
 	}
 	var r, w bool
-	for len(b) > 0 {
-		var line []byte
-		line, b = procfs.NextLine(b)
-		k, v, ok := procfs.KeyValue(line)
-		if !ok {
-			continue
-		}
+	for kv := range procfs.Pairs(b) {
+		k, v := kv.Key, kv.Value
 		switch string(k) {
 		case "read_bytes":
 			s.readBytes, r = procfs.ParseUint(v)

@@ -5,15 +5,12 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/ortel-dev/ortel/receivers/internal/options"
 	"github.com/ortel-dev/ortel/receivers/internal/procfs"
 )
 
 // Option configures a Receiver.
-type Option interface{ apply(*config) }
-
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
+type Option func(*config)
 
 type config struct {
 	procfs.Config
@@ -25,37 +22,25 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{Config: procfs.NewConfig(), now: time.Now}
-	for _, o := range opts {
-		o.apply(&c)
-	}
-	return c
+	return options.Apply(config{Config: procfs.NewConfig(), now: time.Now}, opts)
 }
 
 // WithMeterProvider sets the MeterProvider the receiver creates its
 // instruments with. The default is the global one, otel.GetMeterProvider().
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) { c.SetMeterProvider(mp) })
-}
+func WithMeterProvider(mp metric.MeterProvider) Option { return options.MeterProvider[config](mp) }
 
 // WithRoot sets the folder that holds the sys tree to read: the receiver
 // reads root/sys/class/powercap. The default is "/", or the value of the
 // ORTEL_HOST_ROOT environment variable (for an agent in a container with
 // the host's file system mounted elsewhere); WithRoot overrides both.
 // Tests pass fixture trees under testdata/.
-func WithRoot(root string) Option {
-	return optionFunc(func(c *config) { c.SetRoot(root) })
-}
+func WithRoot(root string) Option { return options.Root[config](root) }
 
 // WithMetric turns the metric called name on or off. Default: on or off as
 // the Default column of [Metrics] says. New fails on a name the receiver
 // does not emit.
-func WithMetric(name string, on bool) Option {
-	return optionFunc(func(c *config) { c.SetMetric(name, on) })
-}
+func WithMetric(name string, on bool) Option { return options.Metric[config](name, on) }
 
 // WithAllMetrics turns on every metric the receiver can emit, before any
 // WithMetric applies.
-func WithAllMetrics() Option {
-	return optionFunc(func(c *config) { c.SetAllMetrics() })
-}
+func WithAllMetrics() Option { return options.AllMetrics[config]() }

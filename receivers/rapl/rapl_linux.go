@@ -59,8 +59,7 @@ type zone struct {
 // zone found, with the reason for each one that is not read.
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
-	cfg.ResolveRoot()
-	sel, err := cfg.Select("rapl", Metrics())
+	sel, err := cfg.Resolve("rapl", Metrics())
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +79,7 @@ func (r *Receiver) register(sel procfs.Selection) error {
 	in := lifecycle.NewInstruments(r.cfg.Meter(ScopeName, Version()), sel)
 	lifecycle.Create(in, semconv.HwEnergyName, &r.energy, semconv.NewHwEnergy)
 	lifecycle.Create(in, semconv.HwPowerName, &r.power, semconv.NewHwPower)
-	return r.cb.Register("rapl", in, r.observe)
+	return r.cb.RegisterLocked("rapl", in, r.observe)
 }
 
 // discover lists the zones and opens the readable ones.
@@ -221,13 +220,9 @@ func (r *Receiver) update(i int, z *zone) bool {
 	return true
 }
 
-// observe is the receiver's callback.
+// observe is the receiver's callback; it runs under r.cb's lock, and not
+// after Shutdown (RegisterLocked).
 func (r *Receiver) observe(ctx context.Context, o metric.Observer) error {
-	r.cb.Lock()
-	defer r.cb.Unlock()
-	if r.cb.Down() {
-		return nil
-	}
 	for i, z := range r.readable {
 		if ctx.Err() != nil {
 			break

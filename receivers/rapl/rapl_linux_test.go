@@ -26,8 +26,8 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time          { return c.t }
 func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
-func withClock(c *clock) Option          { return optionFunc(func(cfg *config) { cfg.now = c.now }) }
-func withOpener(open opener) Option      { return optionFunc(func(cfg *config) { cfg.open = open }) }
+func withClock(c *clock) Option          { return Option(func(cfg *config) { cfg.now = c.now }) }
+func withOpener(open opener) Option      { return Option(func(cfg *config) { cfg.open = open }) }
 func newClock() *clock                   { return &clock{t: time.Unix(1_700_000_000, 0)} }
 
 // denyOpen is an opener that refuses paths ending in one of suffixes with

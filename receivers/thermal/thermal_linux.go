@@ -64,8 +64,7 @@ type observedLimit struct {
 // picked up.
 func New(opts ...Option) (*Receiver, error) {
 	cfg := newConfig(opts)
-	cfg.ResolveRoot()
-	sel, err := cfg.Select("thermal", Metrics())
+	sel, err := cfg.Resolve("thermal", Metrics())
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +84,7 @@ func (r *Receiver) register(sel procfs.Selection) error {
 	in := lifecycle.NewInstruments(r.cfg.Meter(ScopeName, Version()), sel)
 	lifecycle.Create(in, semconv.HwTemperatureName, &r.temp, semconv.NewHwTemperature)
 	lifecycle.Create(in, semconv.HwTemperatureLimitName, &r.limit, semconv.NewHwTemperatureLimit)
-	return r.cb.Register("thermal", in, r.observe)
+	return r.cb.RegisterLocked("thermal", in, r.observe)
 }
 
 func (r *Receiver) discover() error {
@@ -280,13 +279,9 @@ func (r *Receiver) read(i int, s *sensor) (float64, bool) {
 	return 0, false
 }
 
-// observe is the receiver's callback.
+// observe is the receiver's callback; it runs under r.cb's lock, and not
+// after Shutdown (RegisterLocked).
 func (r *Receiver) observe(ctx context.Context, o metric.Observer) error {
-	r.cb.Lock()
-	defer r.cb.Unlock()
-	if r.cb.Down() {
-		return nil
-	}
 	for i, s := range r.live {
 		if ctx.Err() != nil {
 			break

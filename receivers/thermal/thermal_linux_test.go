@@ -19,7 +19,7 @@ import (
 	"github.com/ortel-dev/ortel/semconv"
 )
 
-func withOpener(open opener) Option { return optionFunc(func(c *config) { c.open = open }) }
+func withOpener(open opener) Option { return Option(func(c *config) { c.open = open }) }
 
 type want struct {
 	id, name string

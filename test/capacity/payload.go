@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -400,11 +401,7 @@ func setInt(attrs []*commonpb.KeyValue, key string, v int64) {
 
 // setAttrs sets string attributes, replacing those present.
 func setAttrs(attrs *[]*commonpb.KeyValue, kv map[string]string) {
-	keys := make([]string, 0, len(kv))
-	for k := range kv {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(kv))
 	for _, k := range keys {
 		i := slices.IndexFunc(*attrs, func(a *commonpb.KeyValue) bool { return a.Key == k })
 		if i >= 0 {

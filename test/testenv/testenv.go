@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ortel-dev/ortel/instrument/ortlib"
@@ -96,4 +97,17 @@ func Gunzip(tb testing.TB, path string) []byte {
 		tb.Fatalf("%s: %v", path, err)
 	}
 	return b
+}
+
+// ErrContains fails t when err is not what a table test wants: nil when
+// want is "", else an error whose message contains want. what names the
+// call in the message ("Validate()").
+func ErrContains(t testing.TB, what string, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("%s = %v, want nil", what, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("%s = %v, want an error containing %q", what, err, want)
+	}
 }

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -13,15 +14,9 @@ import (
 // whether the receiver is down. The zero value is ready to use; it must
 // not be copied.
 //
-// The callback starts with
-//
-//	r.cb.Lock()
-//	defer r.cb.Unlock()
-//	if r.cb.Down() {
-//		return nil
-//	}
-//
-// and Shutdown is r.cb.Shutdown("source", r.release).
+// A receiver registers its callback with RegisterLocked, which runs it
+// under the lock and not at all once the receiver is down, and its
+// Shutdown is r.cb.Shutdown("source", r.release).
 type Callback struct {
 	mu   sync.Mutex
 	down bool
@@ -47,6 +42,20 @@ func (c *Callback) Register(source string, in *Instruments, f metric.Callback) e
 	c.reg = reg
 	c.mu.Unlock()
 	return nil
+}
+
+// RegisterLocked is Register for a callback that observes the receiver's
+// state: f runs holding the lock, and not at all once Stop or Shutdown
+// has been called (the collection then observes nothing).
+func (c *Callback) RegisterLocked(source string, in *Instruments, f metric.Callback) error {
+	return c.Register(source, in, func(ctx context.Context, o metric.Observer) error {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.down {
+			return nil
+		}
+		return f(ctx, o)
+	})
 }
 
 // Lock locks the receiver's state.

@@ -150,3 +150,44 @@ func TestShutdownDuringCollect(t *testing.T) {
 		}
 	})
 }
+
+// TestRegisterLocked: the callback registered with RegisterLocked runs
+// holding the lock (a receiver's other methods wait for it), observes, and
+// Shutdown during collections returns (no deadlock between Stop and the
+// lock the wrapper takes). Planted: a wrapper that did not take the lock
+// failed "ran without the lock".
+func TestRegisterLocked(t *testing.T) {
+	mp, reader := procfstest.NewProvider(t)
+	r := &receiver{}
+	in := NewInstruments(mp.Meter("test"), procfs.Selection{semconv.HwTemperatureName: true})
+	Create(in, semconv.HwTemperatureName, &r.gauge, semconv.NewHwTemperature)
+	locked := 0
+	err := r.cb.RegisterLocked("test", in, func(_ context.Context, o metric.Observer) error {
+		if r.cb.mu.TryLock() {
+			r.cb.mu.Unlock()
+			t.Error("ran without the lock")
+		} else {
+			locked++
+		}
+		o.ObserveFloat64(r.gauge, 42)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := procfstest.Collect(t, reader); len(got) != 1 || err != nil || locked != 1 {
+		t.Fatalf("collect: %d metrics, %v, %d locked runs; want 1, nil, 1", len(got), err, locked)
+	}
+	procfstest.ShutdownDuringCollect(t, func(t *testing.T, mp metric.MeterProvider) func(context.Context) error {
+		r := &receiver{}
+		in := NewInstruments(mp.Meter("test"), procfs.Selection{semconv.HwTemperatureName: true})
+		Create(in, semconv.HwTemperatureName, &r.gauge, semconv.NewHwTemperature)
+		if err := r.cb.RegisterLocked("test", in, func(_ context.Context, o metric.Observer) error {
+			o.ObserveFloat64(r.gauge, 1)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return func(context.Context) error { return r.cb.Shutdown("test", r.release) }
+	})
+}

@@ -79,6 +79,12 @@ func (c *Config) Select(source string, table []receivers.Metric) (Selection, err
 	return Select(source, table, c.all, c.overrides)
 }
 
+// Resolve is what a receiver's New does first: ResolveRoot, then Select.
+func (c *Config) Resolve(source string, table []receivers.Metric) (Selection, error) {
+	c.ResolveRoot()
+	return c.Select(source, table)
+}
+
 // Meter returns the meter of the receiver's instrumentation scope.
 func (c *Config) Meter(scope, version string) metric.Meter {
 	return c.MeterProvider.Meter(scope, metric.WithInstrumentationVersion(version))

@@ -2,6 +2,7 @@ package procfs
 
 import (
 	"bytes"
+	"iter"
 	"math"
 	"strconv"
 )
@@ -44,6 +45,26 @@ func KeyValue(line []byte) (key, value []byte, ok bool) {
 		return nil, nil, false
 	}
 	return trimBlanks(line[:i]), trimBlanks(line[i+1:]), true
+}
+
+// Pair is one "Key: value" line of a file: the line and its two parts.
+type Pair struct {
+	Line, Key, Value []byte
+}
+
+// Pairs yields the "Key: value" lines of b (those KeyValue splits), in
+// order, skipping the others.
+func Pairs(b []byte) iter.Seq[Pair] {
+	return func(yield func(Pair) bool) {
+		for len(b) > 0 {
+			var p Pair
+			p.Line, b = NextLine(b)
+			var ok bool
+			if p.Key, p.Value, ok = KeyValue(p.Line); ok && !yield(p) {
+				return
+			}
+		}
+	}
 }
 
 // trimBlanks trims spaces and tabs at both ends (cheaper than bytes.Trim,

@@ -174,3 +174,27 @@ func TestClampInt64(t *testing.T) {
 		}
 	}
 }
+
+// TestPairs: the "Key: value" lines in order, each with its line, lines
+// without ':' skipped, a last line without '\n' included, and the loop's
+// break honoured (the iterator stops). Planted: yielding the lines without
+// ':' as empty pairs gave 4 pairs instead of 3.
+func TestPairs(t *testing.T) {
+	b := []byte("MemTotal:  16 kB\nno colon here\n\tName:\tortel \nlast: 1")
+	var got []string
+	for p := range Pairs(b) {
+		got = append(got, string(p.Key)+"="+string(p.Value)+" ("+string(p.Line)+")")
+	}
+	want := []string{"MemTotal=16 kB (MemTotal:  16 kB)", "Name=ortel (\tName:\tortel )", "last=1 (last: 1)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Pairs = %q, want %q", got, want)
+	}
+	n := 0
+	for range Pairs(b) {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Errorf("a break after the first pair ran %d iterations", n)
+	}
+}

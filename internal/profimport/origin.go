@@ -1,4 +1,4 @@
-package instrument
+package profimport
 
 import (
 	"bytes"
@@ -16,21 +16,14 @@ import (
 // 1.25 on, session and per-run (onnxruntime_run_profile...) files alike.
 var ortProfileName = regexp.MustCompile(`_(\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2})(?:_(\d{3}))?\.json$`)
 
-// Where ProfileStart found the profile's start.
+// Where StartTime found the profile's start.
 const (
 	OriginFileName = "the time stamp in ORT's file name"
 	OriginModTime  = "the file's modification time less the profile's length"
 	OriginNow      = "the current time (the file could not be read)"
 )
 
-// ProfileOrigin estimates the wall-clock time at which the profile at path
-// started; see ProfileStart.
-func ProfileOrigin(path string) time.Time {
-	t, _ := ProfileStart(path)
-	return t
-}
-
-// ProfileStart estimates the wall-clock time at which the profile at path
+// StartTime estimates the wall-clock time at which the profile at path
 // started (its clock's zero) and says where the estimate came from:
 //
 //   - ORT's file name, with second precision up to ORT 1.24 and millisecond
@@ -38,7 +31,7 @@ func ProfileOrigin(path string) time.Time {
 //   - else the file's modification time, which is when ORT wrote the file at
 //     the end of profiling, less the end of the profile's last event;
 //   - else now.
-func ProfileStart(path string) (time.Time, string) {
+func StartTime(path string) (time.Time, string) {
 	if m := ortProfileName.FindStringSubmatch(filepath.Base(path)); m != nil {
 		if t, err := time.ParseInLocation("2006-01-02_15-04-05", m[1], time.Local); err == nil {
 			if m[2] != "" {

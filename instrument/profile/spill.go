@@ -1,4 +1,4 @@
-package profimport
+package profile
 
 import (
 	"bufio"
@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/ortel-dev/ortel/instrument/profile"
 )
 
 // spillFile holds events that cannot be placed yet (no model_run encloses
-// them so far) beyond what Import keeps in memory. Each spill is a segment
+// them so far) beyond what a Grouper keeps in memory. Each spill is a segment
 // of gob-encoded events with the time span it covers, so a model_run reads
 // back only the segments that overlap it.
 type spillFile struct {
@@ -42,12 +40,12 @@ type segment struct {
 }
 
 // write appends evs as one segment.
-func (s *spillFile) write(evs []profile.Event) error {
+func (s *spillFile) write(evs []Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, "ortel-import-spill-*")
+		f, err := os.CreateTemp(s.dir, "ortel-profile-spill-*")
 		if err != nil {
 			return fmt.Errorf("create a spill file for events not placed yet: %w", err)
 		}
@@ -80,14 +78,14 @@ func (s *spillFile) write(evs []profile.Event) error {
 
 // take reads back every live segment overlapping [lo, hi], hands each of
 // its events that in accepts to keep, and spills the others again.
-func (s *spillFile) take(in func(*profile.Event) bool, keep func(*profile.Event), lo, hi int64) error {
+func (s *spillFile) take(in func(*Event) bool, keep func(*Event), lo, hi int64) error {
 	n := len(s.segs)
 	for i := 0; i < n; i++ {
 		g := &s.segs[i]
 		if !g.live || g.maxEnd < lo || g.minTS > hi {
 			continue
 		}
-		var evs []profile.Event
+		var evs []Event
 		if err := gob.NewDecoder(io.NewSectionReader(s.f, g.off, g.size)).Decode(&evs); err != nil {
 			return fmt.Errorf("read spill file %s back: %w", s.f.Name(), err)
 		}
@@ -117,12 +115,12 @@ func (s *spillFile) take(in func(*profile.Event) bool, keep func(*profile.Event)
 }
 
 // each reads back every live segment and calls fn with each event.
-func (s *spillFile) each(fn func(*profile.Event)) error {
+func (s *spillFile) each(fn func(*Event)) error {
 	for _, g := range s.segs {
 		if !g.live {
 			continue
 		}
-		var evs []profile.Event
+		var evs []Event
 		if err := gob.NewDecoder(io.NewSectionReader(s.f, g.off, g.size)).Decode(&evs); err != nil {
 			return fmt.Errorf("read spill file %s back: %w", s.f.Name(), err)
 		}

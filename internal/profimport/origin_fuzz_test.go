@@ -1,4 +1,4 @@
-package instrument
+package profimport
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// FuzzProfileStart: any file name either carries ORT's time stamp, which
+// FuzzStartTime: any file name either carries ORT's time stamp, which
 // then reads back to the same digits (seconds and, from ORT 1.25, the
 // milliseconds), or falls back without a panic; the profile's own end, read
 // from the tail of the file, never moves the start after the file time.
-func FuzzProfileStart(f *testing.F) {
+func FuzzStartTime(f *testing.F) {
 	f.Add("onnxruntime_profile__2026-11-22_10-31-07.json", []byte(`[{"ts":1,"dur":2}]`))
 	f.Add("p_2026-11-22_01-05-14_373.json", []byte(`[`))
 	f.Add("onnxruntime_run_profile_2026-02-30_25-61-61_999.json", []byte(`{"ts" : "5", "dur" : 7}`))
@@ -18,7 +18,7 @@ func FuzzProfileStart(f *testing.F) {
 		if filepath.Base(name) != name || name == "" || name == "." || name == ".." {
 			return
 		}
-		got, src := ProfileStart(filepath.Join(t.TempDir(), name)) // no such file
+		got, src := StartTime(filepath.Join(t.TempDir(), name)) // no such file
 		if src == OriginFileName {
 			m := ortProfileName.FindStringSubmatch(name)
 			want := got.Format("2006-01-02_15-04-05")
