@@ -112,16 +112,9 @@ func (a *agentAction) run(ctx context.Context, e *env, pos []string) error {
 	if err := a.validate(); err != nil {
 		return err
 	}
-	pids, err := parsePIDs(a.pids)
+	pids, err := existingPIDs(a.pids)
 	if err != nil {
 		return err
-	}
-	for _, pid := range pids {
-		// Signal 0 checks that the process exists; EPERM says it does
-		// (someone else's process, still readable through /proc).
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return fmt.Errorf("--pid %d: no such process", pid)
-		}
 	}
 	tcfg := a.output.telemetry("agent", &a.export)
 	if flagGiven(a.fs.FlagSet, "interval") {
@@ -177,15 +170,37 @@ func (a *agentAction) run(ctx context.Context, e *env, pos []string) error {
 	// after it (close).
 	h.stopTelemetry(ctx)
 	if !a.output.quiet {
-		st := h.tel.Stats()
-		failed := fmt.Sprintf("%d failed", st.MetricExportFailures)
-		if st.MetricExportsSpooled > 0 {
-			failed += fmt.Sprintf(", %d of them spooled", st.MetricExportsSpooled)
-		}
-		fmt.Fprintf(e.stderr, "ortel agent: stopped after %s: %d metric exports (%s), peak RSS %s\n",
-			time.Since(started).Round(time.Millisecond), st.MetricExports, failed, peakRSS())
+		sayStopped(e, h, started)
 	}
 	return h.outcome()
+}
+
+// existingPIDs parses --pid's values and checks that each process exists.
+func existingPIDs(values []string) ([]int, error) {
+	pids, err := parsePIDs(values)
+	if err != nil {
+		return nil, err
+	}
+	for _, pid := range pids {
+		// Signal 0 checks that the process exists; EPERM says it does
+		// (someone else's process, still readable through /proc).
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return nil, fmt.Errorf("--pid %d: no such process", pid)
+		}
+	}
+	return pids, nil
+}
+
+// sayStopped prints the agent's last line: how long it ran, its metric
+// exports (failed, spooled) and its peak RSS.
+func sayStopped(e *env, h *harness, started time.Time) {
+	st := h.tel.Stats()
+	failed := fmt.Sprintf("%d failed", st.MetricExportFailures)
+	if st.MetricExportsSpooled > 0 {
+		failed += fmt.Sprintf(", %d of them spooled", st.MetricExportsSpooled)
+	}
+	fmt.Fprintf(e.stderr, "ortel agent: stopped after %s: %d metric exports (%s), peak RSS %s\n",
+		time.Since(started).Round(time.Millisecond), st.MetricExports, failed, peakRSS())
 }
 
 // sayStarted prints what the agent collects and where it goes.
