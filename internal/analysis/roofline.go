@@ -11,6 +11,12 @@ const (
 	BoundCompute = "compute"
 	BoundMemory  = "memory"
 	BoundUnknown = "unknown"
+	// BoundOverhead: a memory-bound node under OverheadRoofShare of its
+	// roof whose bytes would take under OverheadIdealS at it; it moves so
+	// few bytes that the fixed cost of running a node
+	// (kernel dispatch, allocation, thread-pool handoff) bounds it, not
+	// bandwidth.
+	BoundOverhead = "overhead"
 )
 
 // Roofline computes the per-operator roofline of the profiled run in ops
@@ -218,6 +224,9 @@ func point(flops *float64, bytes, dur, peakFLOPs, roofBW float64) report.Rooflin
 		if p.FLOPsPerS != nil && roof > 0 {
 			p.RoofShare = ptr(*p.FLOPsPerS / roof)
 		}
+	}
+	if p.Bound == BoundMemory && p.RoofShare != nil && *p.RoofShare < OverheadRoofShare && bytes/roofBW < OverheadIdealS {
+		p.Bound = BoundOverhead
 	}
 	return p
 }

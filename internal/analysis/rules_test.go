@@ -1,11 +1,13 @@
 package analysis
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 const cpuEP = "CPUExecutionProvider"
@@ -122,6 +124,23 @@ func TestRules(t *testing.T) {
 			},
 			func() *Facts { return quiet() },
 			SeverityHigh, []string{"Memory-bound op types take 80.0%", "chains of 3", "Fuse the element-wise chains"}},
+		{"overhead-bound-ops",
+			func() *Facts {
+				// Shape arithmetic on a few bytes: 100 µs for 96 bytes is
+				// far under 2% of the 10 GB/s roof.
+				tiny := func(op string) report.NodeTiming {
+					n := node(op, cpuEP, 1e-4)
+					n.InputShapes, n.OutputShapes, n.ActivationSize, n.OutputSize = []string{"float[1,1,16]"}, []string{"float[1,16]"}, 64, 64
+					return n
+				}
+				return timeline(repeat(5, convNode(1e-3), tiny("Squeeze"), tiny("Unsqueeze"), tiny("Reshape"))...)
+			},
+			// The same op types moving 512 KiB per node at 5% of the roof:
+			// memory-bound, not overhead-bound.
+			func() *Facts {
+				return timeline(repeat(5, convNode(1e-3), node("Squeeze", cpuEP, 1e-3), node("Unsqueeze", cpuEP, 1e-3), node("Reshape", cpuEP, 1e-3))...)
+			},
+			SeverityMedium, []string{"Per-node overhead bounds op types taking 23.1%", "Squeeze, Unsqueeze, Reshape", "Run fewer nodes"}},
 		{"layout-reorder",
 			func() *Facts {
 				return timeline(repeat(5, node("ReorderInput", cpuEP, 1e-3), convNode(2e-3), node("ReorderOutput", cpuEP, 1e-3))...)
@@ -306,4 +325,52 @@ func deref2(p *int) any {
 		return nil
 	}
 	return *p
+}
+
+// TestOverheadBoundOnRealVAD: on a real `ortel bench silero-vad` report
+// (testdata/vad_report.json.gz, this project's 2-core build machine, ORT
+// 1.30.0), the shape-arithmetic op types, whose nodes reach about 1% of
+// their L1 roof, are overhead-bound, the overhead finding names them,
+// and the memory-bound finding (fusing advice) does not.
+func TestOverheadBoundOnRealVAD(t *testing.T) {
+	var rep report.Report
+	if err := json.Unmarshal(testenv.Gunzip(t, "testdata/vad_report.json.gz"), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Operators == nil || rep.Analysis == nil || rep.Analysis.Peaks == nil {
+		t.Fatal("the VAD fixture lacks its operators or peaks")
+	}
+	peaks := rep.Analysis.Peaks
+	roof := RooflineThreads(rep.Operators, peaks, rep.Config.IntraOpThreads)
+	bound := map[string]string{}
+	for _, ot := range roof.ByOpType {
+		bound[ot.OpType] = ot.Bound
+	}
+	shapeOps := []string{"Squeeze", "Unsqueeze", "Shape", "Gather"}
+	for _, op := range shapeOps {
+		t.Run(op, func(t *testing.T) {
+			if bound[op] != BoundOverhead {
+				t.Errorf("%s is %q-bound, want %q", op, bound[op], BoundOverhead)
+			}
+		})
+	}
+	if bound["FusedConv"] != BoundCompute {
+		t.Errorf("FusedConv is %q-bound, want compute", bound["FusedConv"])
+	}
+	found := map[string]report.Finding{}
+	for _, fd := range Findings(FactsFrom(&rep, roof, peaks)) {
+		found[fd.Rule] = fd
+	}
+	over, ok := found["overhead-bound-ops"]
+	if !ok {
+		t.Fatalf("no overhead-bound finding; findings: %v", found)
+	}
+	for _, op := range shapeOps {
+		if !strings.Contains(over.Title, op) {
+			t.Errorf("the overhead finding does not name %s: %q", op, over.Title)
+		}
+		if mem, ok := found["memory-bound-hot-ops"]; ok && strings.Contains(mem.Title, op) {
+			t.Errorf("the memory-bound finding still names %s: %q", op, mem.Title)
+		}
+	}
 }
