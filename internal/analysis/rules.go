@@ -224,6 +224,8 @@ func ruleDominant(f *Facts) *report.Finding {
 		if roof != nil && *roof < 0.5 {
 			fd.Recommendation += fmt.Sprintf(" It reaches only %s of peak FLOP/s: check the intra-op thread count matches the physical cores.", units.Percent(*roof, 1))
 		}
+	case bound == BoundOverhead:
+		fd.Recommendation = "Its nodes move too few bytes for memory or arithmetic to matter: the fixed cost of running each node bounds it. Run fewer of them (fold constant shape arithmetic with graph optimizations at ORT_ENABLE_ALL, export with static input shapes) or give each more work (a larger batch)."
 	case bound == BoundMemory:
 		fd.Recommendation = "It waits on memory: fuse it with its neighbours (ONNX Runtime's graph optimizations at level ORT_ENABLE_ALL), quantize to move fewer bytes, or keep tensors in one layout."
 	default:

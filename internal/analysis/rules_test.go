@@ -374,3 +374,25 @@ func TestOverheadBoundOnRealVAD(t *testing.T) {
 		}
 	}
 }
+
+// TestDominantOverheadBoundAdvice: a dominant op type whose nodes are
+// overhead-bound gets the fewer-nodes advice, not the generic line.
+func TestDominantOverheadBoundAdvice(t *testing.T) {
+	tiny := node("Squeeze", cpuEP, 1e-4)
+	tiny.InputShapes, tiny.OutputShapes, tiny.ActivationSize, tiny.OutputSize = []string{"float[1,1,16]"}, []string{"float[1,16]"}, 64, 64
+	f := timeline(repeat(10, tiny)...)
+	var fd *report.Finding
+	for _, r := range Rules() {
+		if r.ID == "dominant-op-type" {
+			fd = r.Check(f)
+		}
+	}
+	if fd == nil {
+		t.Fatal("dominant-op-type did not fire on a Squeeze-only timeline")
+	}
+	for _, want := range []string{"overhead-bound", "Run fewer of them"} {
+		if !strings.Contains(fd.Detail+fd.Recommendation, want) {
+			t.Errorf("dominant finding lacks %q: %s / %s", want, fd.Detail, fd.Recommendation)
+		}
+	}
+}
