@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -124,6 +125,15 @@ func TestRules(t *testing.T) {
 			},
 			func() *Facts { return quiet() },
 			SeverityHigh, []string{"Memory-bound op types take 80.0%", "chains of 3", "Fuse the element-wise chains"}},
+		{"dequantize-weights",
+			func() *Facts {
+				dq := node("DequantizeLinear", cpuEP, 1e-3)
+				return timeline(repeat(5, dq, node("MatMul", cpuEP, 2e-3))...)
+			},
+			func() *Facts {
+				return timeline(repeat(5, node("DequantizeLinear", cpuEP, 1e-5), node("MatMul", cpuEP, 2e-3))...)
+			},
+			SeverityHigh, []string{"Dequantizing weights takes 33.3% of operator time (5 DequantizeLinear nodes)", "no integer kernels", "MatMulNBits"}},
 		{"overhead-bound-ops",
 			func() *Facts {
 				// Shape arithmetic on a few bytes: 100 µs for 96 bytes is
@@ -395,4 +405,43 @@ func TestDominantOverheadBoundAdvice(t *testing.T) {
 			t.Errorf("dominant finding lacks %q: %s / %s", want, fd.Detail, fd.Recommendation)
 		}
 	}
+}
+
+// TestDequantizeOnRealMoonshineDecoder: on a real `ortel bench --generate
+// 32 --prompt-tokens 4 moonshine-tiny` report (the quantized decoder,
+// testdata/moonshine_decoder_report.json.gz, this project's build
+// machine), DequantizeLinear's share of operator time fires the
+// dequantize-weights finding with the share the tables print.
+func TestDequantizeOnRealMoonshineDecoder(t *testing.T) {
+	var rep report.Report
+	if err := json.Unmarshal(testenv.Gunzip(t, "testdata/moonshine_decoder_report.json.gz"), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Operators == nil || rep.Analysis == nil || rep.Analysis.Peaks == nil {
+		t.Fatal("the decoder fixture lacks its operators or peaks")
+	}
+	var want float64
+	for _, ot := range rep.Operators.ByType {
+		if ot.OpType == "DequantizeLinear" {
+			want += ot.Share
+		}
+	}
+	if want < DequantizeShare {
+		t.Fatalf("DequantizeLinear is %.1f%% of the fixture's operator time: it no longer tests the rule", 100*want)
+	}
+	peaks := rep.Analysis.Peaks
+	roof := RooflineThreads(rep.Operators, peaks, rep.Config.IntraOpThreads)
+	for _, fd := range Findings(FactsFrom(&rep, roof, peaks)) {
+		if fd.Rule != "dequantize-weights" {
+			continue
+		}
+		if math.Abs(fd.Impact-want) > 1e-9 {
+			t.Errorf("impact %v, want the top-operators share %v", fd.Impact, want)
+		}
+		if !strings.Contains(fd.Title, "DequantizeLinear node") {
+			t.Errorf("title %q", fd.Title)
+		}
+		return
+	}
+	t.Fatal("no dequantize-weights finding on the quantized decoder")
 }
