@@ -343,13 +343,7 @@ func deref2(p *int) any {
 // their L1 roof, are overhead-bound, the overhead finding names them,
 // and the memory-bound finding (fusing advice) does not.
 func TestOverheadBoundOnRealVAD(t *testing.T) {
-	var rep report.Report
-	if err := json.Unmarshal(testenv.Gunzip(t, "testdata/vad_report.json.gz"), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.Operators == nil || rep.Analysis == nil || rep.Analysis.Peaks == nil {
-		t.Fatal("the VAD fixture lacks its operators or peaks")
-	}
+	rep := *profiledFixture(t, "testdata/vad_report.json.gz")
 	peaks := rep.Analysis.Peaks
 	roof := RooflineThreads(rep.Operators, peaks, rep.Config.IntraOpThreads)
 	bound := map[string]string{}
@@ -413,13 +407,7 @@ func TestDominantOverheadBoundAdvice(t *testing.T) {
 // machine), DequantizeLinear's share of operator time fires the
 // dequantize-weights finding with the share the tables print.
 func TestDequantizeOnRealMoonshineDecoder(t *testing.T) {
-	var rep report.Report
-	if err := json.Unmarshal(testenv.Gunzip(t, "testdata/moonshine_decoder_report.json.gz"), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.Operators == nil || rep.Analysis == nil || rep.Analysis.Peaks == nil {
-		t.Fatal("the decoder fixture lacks its operators or peaks")
-	}
+	rep := *profiledFixture(t, "testdata/moonshine_decoder_report.json.gz")
 	var want float64
 	for _, ot := range rep.Operators.ByType {
 		if ot.OpType == "DequantizeLinear" {
@@ -444,4 +432,18 @@ func TestDequantizeOnRealMoonshineDecoder(t *testing.T) {
 		return
 	}
 	t.Fatal("no dequantize-weights finding on the quantized decoder")
+}
+
+// profiledFixture reads a real report (gzipped JSON) with its operators
+// and peaks.
+func profiledFixture(t *testing.T, path string) *report.Report {
+	t.Helper()
+	var rep report.Report
+	if err := json.Unmarshal(testenv.Gunzip(t, path), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Operators == nil || rep.Analysis == nil || rep.Analysis.Peaks == nil {
+		t.Fatalf("%s lacks its operators or peaks", path)
+	}
+	return &rep
 }
