@@ -1250,6 +1250,10 @@ var (
 	// intensity below the ridge point, or pure data movement; memory bandwidth
 	// bounds it.
 	OrtelRooflineBoundMemory = OrtelRooflineBoundKey.String("memory")
+	// OrtelRooflineBoundOverhead is ortel.roofline.bound="overhead": Below the
+	// ridge point, under 2% of its bandwidth roof and moving bytes that would take
+	// under 1 µs at it; the fixed cost of running each node bounds it.
+	OrtelRooflineBoundOverhead = OrtelRooflineBoundKey.String("overhead")
 	// OrtelRooflineBoundUnknown is ortel.roofline.bound="unknown": The FLOPs could
 	// not be derived from the recorded shapes, or the machine peaks are unknown.
 	OrtelRooflineBoundUnknown = OrtelRooflineBoundKey.String("unknown")
@@ -1541,7 +1545,7 @@ var Attributes = []Attribute{
 	{Key: "ortel.pipeline.name", Type: "string", Brief: "Name of the pipeline the stage belongs to.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.stage.duration", "ortel.stage.queue.duration"}},
 	{Key: "ortel.power.aggregation", Type: "enum", Brief: "How a power value summarizes the readings of a phase.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"avg", "max", "idle"}, Metrics: []string{"ortel.inference.power"}},
 	{Key: "ortel.profiling.interval", Type: "double", Brief: "Runs per profiled run so far in the session, when profiling's CPU is capped (instrument.Profiling.MaxCPUShare): the sampling interval the cap let through, at least the configured one.", Stability: "development", Upstream: false, SpansOnly: false},
-	{Key: "ortel.roofline.bound", Type: "enum", Brief: "Which roof of the roofline bounds an operator type.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"compute", "memory", "unknown"}, Metrics: []string{"ortel.operator.compute.rate", "ortel.operator.intensity", "ortel.operator.memory.rate", "ortel.operator.roof.utilization"}},
+	{Key: "ortel.roofline.bound", Type: "enum", Brief: "Which roof of the roofline bounds an operator type.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"compute", "memory", "overhead", "unknown"}, Metrics: []string{"ortel.operator.compute.rate", "ortel.operator.intensity", "ortel.operator.memory.rate", "ortel.operator.roof.utilization"}},
 	{Key: "ortel.roofline.level", Type: "string", Brief: "The memory level a bandwidth roof belongs to.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.roofline.peak.bandwidth"}},
 	{Key: "ortel.roofline.threads", Type: "int", Brief: "Intra-op thread count a bandwidth roof was measured with; 0 is ONNX Runtime's default (one per physical core).", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.roofline.peak.bandwidth"}},
 	{Key: "ortel.sla.percentile", Type: "double", Brief: "Percentile of the latency distribution that must stay within the threshold, from 0 to 100.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.sla.capacity", "ortel.sla.compliance", "ortel.sla.violations"}},

@@ -65,7 +65,7 @@ func TestCompareGate(t *testing.T) {
 		{"planted regression gated", []string{"compare", a, slow, "--fail-on-regression", "5%"}, exitRegression, []string{"B is slower", "regression: B (", "exceeds the 5.0% threshold"}},
 		{"gate above the regression", []string{"compare", "--fail-on-regression", "0.2", a, slow}, 0, []string{"within the 20.0% threshold"}},
 		{"speed-up passes", []string{"compare", "--fail-on-regression", "5%", slow, b}, 0, []string{"B is faster"}},
-		{"markdown", []string{"compare", "--format", "md", a, slow}, 0, []string{"## ortel compare: B is **slower**", "| p50 |"}},
+		{"markdown", []string{"compare", "--format", "md", a, slow}, 0, []string{"## ortel compare: B is slower", "| p50 |"}},
 		// 300 samples cannot bound p99 at 95% (368 needed): the gate never
 		// fires on it: the gate is undecided, and the output says so.
 		{"p99 gate on few samples", []string{"compare", "--percentile", "p99", "--fail-on-regression", "5%", a, slow}, 0, []string{"Gate:    undecided: insufficient runs for p99", "insufficient runs: 300 samples cannot bound p99 at 95% confidence (it needs 368 per run)"}},

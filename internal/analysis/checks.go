@@ -24,6 +24,7 @@ var checks = map[string]func(fd *report.Finding, bench string) string{
 		}
 		return ""
 	},
+	"overhead-bound-ops": func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
 	"layout-reorder":     func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
 	"thread-imbalance":   func(_ *report.Finding, bench string) string { return bench + " --tune" },
 	"dominant-op-type":   func(_ *report.Finding, bench string) string { return bench + " --tune" },

@@ -292,3 +292,44 @@ func TestCompareMarksInsufficientRuns(t *testing.T) {
 		t.Errorf("p99 from 400 runs marked insufficient")
 	}
 }
+
+// TestHeadlineLeadsWithTheWorstSignificantChange: compare's verdict line
+// names the significantly slower statistics and the worst of them when
+// the verdict's percentile is not the worst ("not significantly different
+// (p50)" while p90-p99 were 58-71% slower misled); otherwise it is the
+// verdict on the percentile as before.
+func TestHeadlineLeadsWithTheWorstSignificantChange(t *testing.T) {
+	row := func(stat string, change float64, sig bool) LatencyDelta {
+		return LatencyDelta{Stat: stat, Change: change, Significant: sig}
+	}
+	for _, tc := range []struct {
+		name    string
+		verdict string
+		rows    []LatencyDelta
+		want    string
+	}{
+		{"tail slower, p50 not", VerdictNoChange, []LatencyDelta{row("p50", 0.01, false), row("p90", 0.58, true), row("p95", 0.64, true), row("p99", 0.71, true)},
+			"B is slower at p90, p95, p99 (worst p99 +71.0%); p50, the verdict's percentile: not significantly different"},
+		{"p50 slower, p99 worse", VerdictSlower, []LatencyDelta{row("p50", 0.05, true), row("p99", 0.30, true)},
+			"B is slower at p50, p99 (worst p99 +30.0%)"},
+		{"p50 faster, p99 slower", VerdictFaster, []LatencyDelta{row("p50", -0.10, true), row("p99", 0.20, true)},
+			"B is slower at p99 (worst p99 +20.0%); p50, the verdict's percentile: faster"},
+		{"p50 the worst", VerdictSlower, []LatencyDelta{row("p50", 0.30, true), row("p99", 0.10, true)}, "B is slower (p50)"},
+		{"nothing significant", VerdictNoChange, []LatencyDelta{row("p50", 0.01, false), row("p99", 0.40, false)}, "B is not significantly different (p50)"},
+		{"only faster", VerdictFaster, []LatencyDelta{row("p50", -0.2, true), row("p99", -0.3, true)}, "B is faster (p50)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Comparison{Percentile: "p50", Verdict: tc.verdict, Latency: tc.rows}
+			if got := Headline(c); got != tc.want {
+				t.Errorf("Headline = %q, want %q", got, tc.want)
+			}
+			var b bytes.Buffer
+			if err := WriteComparisonText(&b, c); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "Verdict: "+tc.want+"\n") {
+				t.Errorf("text report lacks the headline:\n%s", b.String())
+			}
+		})
+	}
+}

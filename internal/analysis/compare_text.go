@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/ortel-dev/ortel/internal/units"
@@ -63,7 +65,7 @@ func WriteComparisonText(w io.Writer, c *Comparison) error {
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(ew, "warning: %s\n", warn)
 	}
-	fmt.Fprintf(ew, "\nVerdict: B is %s (%s)\n", verdictPhrase(c.Verdict), c.Percentile)
+	fmt.Fprintf(ew, "\nVerdict: %s\n", Headline(c))
 	if c.Regression != nil {
 		fmt.Fprintf(ew, "Gate:    %s\n", c.Regression.Reason)
 	}
@@ -74,7 +76,7 @@ func WriteComparisonText(w io.Writer, c *Comparison) error {
 // request comment.
 func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "## ortel compare: B is **%s** (%s)\n\n", verdictPhrase(c.Verdict), c.Percentile)
+	fmt.Fprintf(ew, "## ortel compare: %s\n\n", Headline(c))
 	fmt.Fprintf(ew, "A: `%s` (%s, %d samples) · B: `%s` (%s, %d samples)\n\n", c.A.Label, c.A.Model, c.A.Samples, c.B.Label, c.B.Model, c.B.Samples)
 	fmt.Fprintf(ew, "| stat | A | B | change | %.0f%% CI | significant |\n|---|---:|---:|---:|---:|---|\n", 100*c.Confidence)
 	for _, d := range c.Latency {
@@ -104,6 +106,37 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 		fmt.Fprintf(ew, "\n**Gate:** %s\n", c.Regression.Reason)
 	}
 	return ew.err
+}
+
+// Headline is the comparison's verdict in one line, led by its worst
+// significant change: the verdict on the comparison's percentile alone
+// ("B is not significantly different (p50)") when no other statistic is
+// significantly slower, else every significantly slower statistic with
+// the largest change, then the verdict's percentile when it is not among
+// them ("B is slower at p90, p95, p99 (worst p99 +71.0%); p50, the
+// verdict's percentile: not significantly different"). The regression
+// gate still reads the verdict's percentile only.
+func Headline(c *Comparison) string {
+	var slower []string
+	var worst *LatencyDelta
+	for i := range c.Latency {
+		d := &c.Latency[i]
+		if !d.Significant || d.Change <= 0 {
+			continue
+		}
+		slower = append(slower, d.Stat)
+		if worst == nil || d.Change > worst.Change {
+			worst = d
+		}
+	}
+	if worst == nil || worst.Stat == c.Percentile {
+		return fmt.Sprintf("B is %s (%s)", verdictPhrase(c.Verdict), c.Percentile)
+	}
+	s := fmt.Sprintf("B is slower at %s (worst %s %+.1f%%)", strings.Join(slower, ", "), worst.Stat, 100*worst.Change)
+	if !slices.Contains(slower, c.Percentile) {
+		s += fmt.Sprintf("; %s, the verdict's percentile: %s", c.Percentile, verdictPhrase(c.Verdict))
+	}
+	return s
 }
 
 func verdictPhrase(v string) string {

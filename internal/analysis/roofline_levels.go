@@ -284,7 +284,7 @@ func levelRank(name string) int {
 // majorityBound is the bound holding most of the time.
 func majorityBound(t map[string]float64) string {
 	best, bound := -1.0, BoundUnknown
-	for _, b := range []string{BoundCompute, BoundMemory, BoundUnknown} {
+	for _, b := range []string{BoundCompute, BoundMemory, BoundOverhead, BoundUnknown} {
 		if v, ok := t[b]; ok && v > best {
 			best, bound = v, b
 		}

@@ -185,3 +185,37 @@ func BenchmarkRoofline(b *testing.B) {
 		Roofline(ops, fixedPeaks)
 	}
 }
+
+// TestRooflineShareIsTopOperatorsShare: the roofline's per-type share is
+// the top-operators table's (self time over all profiled runs), not the
+// one timeline run's, so one op type shows one share everywhere; a
+// report without per-type totals falls back to the run's share.
+func TestRooflineShareIsTopOperatorsShare(t *testing.T) {
+	const cpu = "CPUExecutionProvider"
+	tl := []report.NodeTiming{
+		{Name: "sq", OpType: "Squeeze", Provider: cpu, DurS: 0.029e-3},
+		{Name: "mm", OpType: "MatMul", Provider: cpu, DurS: 0.971e-3},
+	}
+	byType := []report.OpType{
+		{OpType: "MatMul", Provider: cpu, Share: 0.777},
+		{OpType: "Squeeze", Provider: cpu, Share: 0.223},
+	}
+	for _, tc := range []struct {
+		name   string
+		byType []report.OpType
+		want   map[string]float64
+	}{
+		{"over all profiled runs", byType, map[string]float64{"Squeeze": 0.223, "MatMul": 0.777}},
+		{"one run when no totals", nil, map[string]float64{"Squeeze": 0.029, "MatMul": 0.971}},
+		{"one run when the totals miss a type", byType[:1], map[string]float64{"Squeeze": 0.029, "MatMul": 0.971}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Roofline(&report.Operators{Timeline: tl, ByType: tc.byType, ProfiledRuns: 10}, fixedPeaks)
+			for _, ot := range r.ByOpType {
+				if !near(ot.Share, tc.want[ot.OpType]) {
+					t.Errorf("%s share = %v, want %v", ot.OpType, ot.Share, tc.want[ot.OpType])
+				}
+			}
+		})
+	}
+}

@@ -41,6 +41,24 @@ const (
 	MemoryBoundShare     = 0.25
 	MemoryBoundHighShare = 0.50
 	MemoryBoundMinShare  = 0.02
+	// OverheadRoofShare: a memory-bound node under this share of its
+	// bandwidth roof, moving bytes that would take under OverheadIdealS
+	// at it, is overhead-bound (BoundOverhead). OverheadShare:
+	// overhead-bound op types (each at least MemoryBoundMinShare) taking
+	// this share of operator time fire the overhead-bound rule;
+	// OverheadHighShare makes it high.
+	// OverheadIdealS bounds the time its bytes would take at the roof
+	// (under the profiler's 1 µs resolution), so a large node that is
+	// merely slow stays memory-bound.
+	// DequantizeShare: DequantizeLinear nodes taking this share of
+	// operator time fire the dequantize-weights rule;
+	// DequantizeHighShare makes it high.
+	DequantizeShare     = 0.10
+	DequantizeHighShare = 0.25
+	OverheadRoofShare   = 0.02
+	OverheadIdealS      = 1e-6
+	OverheadShare       = 0.10
+	OverheadHighShare   = 0.40
 	// ChainMinLen consecutive element-wise operators form a fusable chain.
 	ChainMinLen = 3
 	// LayoutShare: layout conversions (ReorderInput/Output, Transpose)
@@ -104,6 +122,8 @@ func Rules() []Rule {
 		{"partial-offload", fmt.Sprintf("several accelerator providers were requested and nodes ran on one other than the first (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*FallbackMediumShare, 100*FallbackHighShare), rulePartialOffload},
 		{"memcpy-transitions", fmt.Sprintf("Memcpy nodes copy tensors between providers (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*MemcpyMediumShare, 100*MemcpyHighShare), ruleMemcpy},
 		{"thread-imbalance", fmt.Sprintf("nodes whose busiest intra-op thread ran ≥ %.1f× the mean take ≥ %.0f%% of operator time", ImbalanceRatio, 100*ImbalanceShare), ruleImbalance},
+		{"dequantize-weights", fmt.Sprintf("DequantizeLinear nodes take ≥ %.0f%% of operator time (high at ≥ %.0f%%): quantized weights expanded to float at every run", 100*DequantizeShare, 100*DequantizeHighShare), ruleDequantize},
+		{"overhead-bound-ops", fmt.Sprintf("op types whose nodes reach under %.0f%% of their memory roof and move bytes that would take under %g µs at it (overhead-bound; each ≥ %.0f%%) take ≥ %.0f%% of operator time together (high at ≥ %.0f%%)", 100*OverheadRoofShare, OverheadIdealS*1e6, 100*MemoryBoundMinShare, 100*OverheadShare, 100*OverheadHighShare), ruleOverheadBound},
 		{"memory-bound-hot-ops", fmt.Sprintf("memory-bound op types (each ≥ %.0f%%) take ≥ %.0f%% of operator time together (high at ≥ %.0f%%); chains of ≥ %d consecutive element-wise nodes are listed", 100*MemoryBoundMinShare, 100*MemoryBoundShare, 100*MemoryBoundHighShare, ChainMinLen), ruleMemoryBound},
 		{"layout-reorder", fmt.Sprintf("layout conversions (ReorderInput, ReorderOutput, Transpose) take ≥ %.0f%% of operator time (high at ≥ %.0f%%)", 100*LayoutShare, 100*LayoutHighShare), ruleLayout},
 		{"high-jitter", fmt.Sprintf("with ≥ %d runs, std/mean ≥ %.2f or p99/p50 ≥ %.1f (high at p99/p50 ≥ %.0f)", JitterMinSamples, JitterCV, JitterTail, JitterHighTail), ruleJitter},
@@ -210,6 +230,8 @@ func ruleDominant(f *Facts) *report.Finding {
 		if roof != nil && *roof < 0.5 {
 			fd.Recommendation += fmt.Sprintf(" It reaches only %s of peak FLOP/s: check the intra-op thread count matches the physical cores.", units.Percent(*roof, 1))
 		}
+	case bound == BoundOverhead:
+		fd.Recommendation = "Its nodes move too few bytes for memory or arithmetic to matter: the fixed cost of running each node bounds it. Run fewer of them (fold constant shape arithmetic with graph optimizations at ORT_ENABLE_ALL, export with static input shapes) or give each more work (a larger batch)."
 	case bound == BoundMemory:
 		fd.Recommendation = "It waits on memory: fuse it with its neighbours (ONNX Runtime's graph optimizations at level ORT_ENABLE_ALL), quantize to move fewer bytes, or keep tensors in one layout."
 	default:
@@ -322,6 +344,91 @@ func ruleMemoryBound(f *Facts) *report.Finding {
 	}
 	rec = append(rec, "quantize to int8 or use float16 to move fewer bytes", "keep tensors in one layout so no conversion sits between them")
 	fd.Recommendation = capitalize(strings.Join(rec, "; ")) + "."
+	return fd
+}
+
+// ruleDequantize fires when DequantizeLinear nodes take a large share of
+// operator time: the model stores quantized (int8, uint8, int4) tensors
+// but runs float kernels, so every run converts the weights back to float
+// and moves them at float size as well (a QDQ model whose Q/DQ pairs ONNX
+// Runtime did not fuse into integer kernels, or weight-only quantization).
+func ruleDequantize(f *Facts) *report.Finding {
+	r := f.Roofline
+	if r == nil {
+		return nil
+	}
+	var share, timeS float64
+	var nodes, integer int
+	for _, t := range r.ByOpType { // every provider's row
+		switch {
+		case t.OpType == "DequantizeLinear":
+			share, timeS, nodes = share+t.Share, timeS+t.TimeS, nodes+t.Nodes
+		case strings.HasPrefix(t.OpType, "QLinear"), strings.Contains(t.OpType, "Integer"), t.OpType == "MatMulNBits", t.OpType == "DynamicQuantizeMatMul":
+			integer += t.Nodes
+		}
+	}
+	if share < DequantizeShare {
+		return nil
+	}
+	kernels := "has no integer kernels (QLinear*, *Integer, MatMulNBits)"
+	if integer > 0 {
+		kernels = "runs most of its arithmetic in float kernels"
+	}
+	fd := &report.Finding{
+		Severity: SeverityMedium, Impact: share,
+		Title: fmt.Sprintf("Dequantizing weights takes %s of operator time (%s)", units.Percent(share, 1), report.Plural(nodes, "DequantizeLinear node")),
+		Detail: fmt.Sprintf("The model stores quantized tensors but %s: each run converts them back to float (%s per profiled run in DequantizeLinear) before float kernels read them at float size, so the quantization saves file size, not time.",
+			kernels, units.Duration(timeS)),
+		Evidence:       []report.Evidence{ev("dequantize_share", share, "1"), ev("dequantize_nodes", float64(nodes), "{node}"), ev("integer_kernel_nodes", float64(integer), "{node}")},
+		Recommendation: "Quantize so integer kernels run: ONNX Runtime's dynamic quantization (quantize_dynamic: MatMul becomes MatMulInteger) or its 4-bit weight quantization (MatMul becomes MatMulNBits, which dequantizes inside the kernel); or keep float weights and drop the DequantizeLinear nodes, trading file size for time.",
+	}
+	if share >= DequantizeHighShare {
+		fd.Severity = SeverityHigh
+	}
+	return fd
+}
+
+// ruleOverheadBound fires when op types whose nodes move too few bytes
+// for bandwidth to matter take a large share of operator time: their
+// nodes reach a tiny share of their memory roof, so the fixed cost of
+// each node bounds them, and fusing for bandwidth would not help; fewer
+// nodes, or more work per node, would.
+func ruleOverheadBound(f *Facts) *report.Finding {
+	r := f.Roofline
+	if r == nil || r.TimeS <= 0 || f.Peaks == nil {
+		return nil
+	}
+	var share float64
+	var hot []report.RooflineOpType
+	nodes := 0
+	for _, t := range r.ByOpType {
+		if t.Bound == BoundOverhead && t.Share >= MemoryBoundMinShare {
+			share += t.Share
+			hot = append(hot, t)
+			nodes += t.Nodes
+		}
+	}
+	if share < OverheadShare {
+		return nil
+	}
+	fd := &report.Finding{
+		Severity: SeverityMedium, Impact: share,
+		Evidence: []report.Evidence{ev("overhead_bound_share", share, "1"), ev("overhead_roof_share", OverheadRoofShare, "1"), ev("overhead_bound_nodes", float64(nodes), "{node}")},
+	}
+	var names []string
+	for _, t := range hot {
+		names = append(names, t.OpType)
+		e := ev(t.OpType+".share", t.Share, "1")
+		e.Text = fmt.Sprintf("%s, %s per node, %s of its roof", report.Plural(t.Nodes, "node"), units.Duration(t.TimeS/float64(max(t.Nodes, 1))), pctPtr(t.RoofShare))
+		fd.Evidence = append(fd.Evidence, e)
+	}
+	fd.Title = fmt.Sprintf("Per-node overhead bounds op types taking %s of operator time (%s)", units.Percent(share, 1), strings.Join(names, ", "))
+	fd.Detail = fmt.Sprintf("Their %s reach under %s of their memory roof: they move so few bytes (under a microsecond's worth at the roof) that the fixed cost of running a node (kernel dispatch, output allocation, thread-pool handoff) takes their time, not memory bandwidth or arithmetic, so neither fusing for bandwidth nor quantizing speeds them up.",
+		report.Plural(nodes, "node"), units.Percent(OverheadRoofShare, 0))
+	if share >= OverheadHighShare {
+		fd.Severity = SeverityHigh
+	}
+	fd.Recommendation = "Run fewer nodes: let ONNX Runtime fold constant shape arithmetic (graph optimization level ORT_ENABLE_ALL, or export with static input shapes so Shape, Gather, Squeeze and Unsqueeze chains become constants), and give each node more work (a larger batch pays the per-node cost once per batch)."
 	return fd
 }
 

@@ -1,11 +1,14 @@
 package analysis
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 const cpuEP = "CPUExecutionProvider"
@@ -122,6 +125,32 @@ func TestRules(t *testing.T) {
 			},
 			func() *Facts { return quiet() },
 			SeverityHigh, []string{"Memory-bound op types take 80.0%", "chains of 3", "Fuse the element-wise chains"}},
+		{"dequantize-weights",
+			func() *Facts {
+				dq := node("DequantizeLinear", cpuEP, 1e-3)
+				return timeline(repeat(5, dq, node("MatMul", cpuEP, 2e-3))...)
+			},
+			func() *Facts {
+				return timeline(repeat(5, node("DequantizeLinear", cpuEP, 1e-5), node("MatMul", cpuEP, 2e-3))...)
+			},
+			SeverityHigh, []string{"Dequantizing weights takes 33.3% of operator time (5 DequantizeLinear nodes)", "no integer kernels", "MatMulNBits"}},
+		{"overhead-bound-ops",
+			func() *Facts {
+				// Shape arithmetic on a few bytes: 100 µs for 96 bytes is
+				// far under 2% of the 10 GB/s roof.
+				tiny := func(op string) report.NodeTiming {
+					n := node(op, cpuEP, 1e-4)
+					n.InputShapes, n.OutputShapes, n.ActivationSize, n.OutputSize = []string{"float[1,1,16]"}, []string{"float[1,16]"}, 64, 64
+					return n
+				}
+				return timeline(repeat(5, convNode(1e-3), tiny("Squeeze"), tiny("Unsqueeze"), tiny("Reshape"))...)
+			},
+			// The same op types moving 512 KiB per node at 5% of the roof:
+			// memory-bound, not overhead-bound.
+			func() *Facts {
+				return timeline(repeat(5, convNode(1e-3), node("Squeeze", cpuEP, 1e-3), node("Unsqueeze", cpuEP, 1e-3), node("Reshape", cpuEP, 1e-3))...)
+			},
+			SeverityMedium, []string{"Per-node overhead bounds op types taking 23.1%", "Squeeze, Unsqueeze, Reshape", "Run fewer nodes"}},
 		{"layout-reorder",
 			func() *Facts {
 				return timeline(repeat(5, node("ReorderInput", cpuEP, 1e-3), convNode(2e-3), node("ReorderOutput", cpuEP, 1e-3))...)
@@ -306,4 +335,115 @@ func deref2(p *int) any {
 		return nil
 	}
 	return *p
+}
+
+// TestOverheadBoundOnRealVAD: on a real `ortel bench silero-vad` report
+// (testdata/vad_report.json.gz, this project's 2-core build machine, ORT
+// 1.30.0), the shape-arithmetic op types, whose nodes reach about 1% of
+// their L1 roof, are overhead-bound, the overhead finding names them,
+// and the memory-bound finding (fusing advice) does not.
+func TestOverheadBoundOnRealVAD(t *testing.T) {
+	rep := *profiledFixture(t, "testdata/vad_report.json.gz")
+	peaks := rep.Analysis.Peaks
+	roof := RooflineThreads(rep.Operators, peaks, rep.Config.IntraOpThreads)
+	bound := map[string]string{}
+	for _, ot := range roof.ByOpType {
+		bound[ot.OpType] = ot.Bound
+	}
+	shapeOps := []string{"Squeeze", "Unsqueeze", "Shape", "Gather"}
+	for _, op := range shapeOps {
+		t.Run(op, func(t *testing.T) {
+			if bound[op] != BoundOverhead {
+				t.Errorf("%s is %q-bound, want %q", op, bound[op], BoundOverhead)
+			}
+		})
+	}
+	if bound["FusedConv"] != BoundCompute {
+		t.Errorf("FusedConv is %q-bound, want compute", bound["FusedConv"])
+	}
+	found := map[string]report.Finding{}
+	for _, fd := range Findings(FactsFrom(&rep, roof, peaks)) {
+		found[fd.Rule] = fd
+	}
+	over, ok := found["overhead-bound-ops"]
+	if !ok {
+		t.Fatalf("no overhead-bound finding; findings: %v", found)
+	}
+	for _, op := range shapeOps {
+		if !strings.Contains(over.Title, op) {
+			t.Errorf("the overhead finding does not name %s: %q", op, over.Title)
+		}
+		if mem, ok := found["memory-bound-hot-ops"]; ok && strings.Contains(mem.Title, op) {
+			t.Errorf("the memory-bound finding still names %s: %q", op, mem.Title)
+		}
+	}
+}
+
+// TestDominantOverheadBoundAdvice: a dominant op type whose nodes are
+// overhead-bound gets the fewer-nodes advice, not the generic line.
+func TestDominantOverheadBoundAdvice(t *testing.T) {
+	tiny := node("Squeeze", cpuEP, 1e-4)
+	tiny.InputShapes, tiny.OutputShapes, tiny.ActivationSize, tiny.OutputSize = []string{"float[1,1,16]"}, []string{"float[1,16]"}, 64, 64
+	f := timeline(repeat(10, tiny)...)
+	var fd *report.Finding
+	for _, r := range Rules() {
+		if r.ID == "dominant-op-type" {
+			fd = r.Check(f)
+		}
+	}
+	if fd == nil {
+		t.Fatal("dominant-op-type did not fire on a Squeeze-only timeline")
+	}
+	for _, want := range []string{"overhead-bound", "Run fewer of them"} {
+		if !strings.Contains(fd.Detail+fd.Recommendation, want) {
+			t.Errorf("dominant finding lacks %q: %s / %s", want, fd.Detail, fd.Recommendation)
+		}
+	}
+}
+
+// TestDequantizeOnRealMoonshineDecoder: on a real `ortel bench --generate
+// 32 --prompt-tokens 4 moonshine-tiny` report (the quantized decoder,
+// testdata/moonshine_decoder_report.json.gz, this project's build
+// machine), DequantizeLinear's share of operator time fires the
+// dequantize-weights finding with the share the tables print.
+func TestDequantizeOnRealMoonshineDecoder(t *testing.T) {
+	rep := *profiledFixture(t, "testdata/moonshine_decoder_report.json.gz")
+	var want float64
+	for _, ot := range rep.Operators.ByType {
+		if ot.OpType == "DequantizeLinear" {
+			want += ot.Share
+		}
+	}
+	if want < DequantizeShare {
+		t.Fatalf("DequantizeLinear is %.1f%% of the fixture's operator time: it no longer tests the rule", 100*want)
+	}
+	peaks := rep.Analysis.Peaks
+	roof := RooflineThreads(rep.Operators, peaks, rep.Config.IntraOpThreads)
+	for _, fd := range Findings(FactsFrom(&rep, roof, peaks)) {
+		if fd.Rule != "dequantize-weights" {
+			continue
+		}
+		if math.Abs(fd.Impact-want) > 1e-9 {
+			t.Errorf("impact %v, want the top-operators share %v", fd.Impact, want)
+		}
+		if !strings.Contains(fd.Title, "DequantizeLinear node") {
+			t.Errorf("title %q", fd.Title)
+		}
+		return
+	}
+	t.Fatal("no dequantize-weights finding on the quantized decoder")
+}
+
+// profiledFixture reads a real report (gzipped JSON) with its operators
+// and peaks.
+func profiledFixture(t *testing.T, path string) *report.Report {
+	t.Helper()
+	var rep report.Report
+	if err := json.Unmarshal(testenv.Gunzip(t, path), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Operators == nil || rep.Analysis == nil || rep.Analysis.Peaks == nil {
+		t.Fatalf("%s lacks its operators or peaks", path)
+	}
+	return &rep
 }

@@ -640,14 +640,7 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 		}
 		t := trialResult(sla, qps, res)
 		t.Hardware = hw
-		verdict := "met"
-		if !t.SLA.Met {
-			verdict = "missed"
-		}
-		if t.Aborted {
-			verdict += " (stopped early)"
-		}
-		cfg.progress("  trial %d: %.4g requests/s, %d requests, p%g %s: %s", trialNo, qps, t.Completed, sla.Percentile, observed(t.SLA), verdict)
+		cfg.progress("  trial %d: %.4g requests/s, %d requests, p%g %s: %s", trialNo, qps, t.Completed, sla.Percentile, observed(t.SLA), t.Outcome())
 		return t, nil
 	}
 	res, err := searchPeak(ctx, start, searchFloor(sla), cfg.MaxTrials, trial)

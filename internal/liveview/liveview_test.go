@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -313,5 +314,22 @@ func TestStreamSendsSnapshots(t *testing.T) {
 	}
 	if seqs[1] <= seqs[0] {
 		t.Fatalf("stream sequence %v does not advance", seqs)
+	}
+}
+
+// TestTimelineTitleReadsAsOnePhrase: the timeline panel's title is its
+// heading followed by the text the page script puts in its tl-info span;
+// together they read "Last profiled run 9: 12 operators, …", never
+// "Last profiled runrun 9".
+func TestTimelineTitleReadsAsOnePhrase(t *testing.T) {
+	s := string(page)
+	heading := regexp.MustCompile(`<h2>([^<]*)<span id="tl-info"`).FindStringSubmatch(s)
+	info := regexp.MustCompile(`text\("tl-info", "([^"]*)" \+ tl\.run \+ "([^"]*)"`).FindStringSubmatch(s)
+	if heading == nil || info == nil {
+		t.Fatalf("page.html: the timeline heading or its tl-info script line is not where this test looks (heading %q, info %q)", heading, info)
+	}
+	got := heading[1] + info[1] + "9" + info[2] + "12 operators"
+	if want := "Last profiled run 9: 12 operators"; got != want {
+		t.Errorf("timeline title reads %q, want %q", got, want)
 	}
 }

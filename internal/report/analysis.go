@@ -1,6 +1,9 @@
 package report
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Analysis is what ortel concludes from a run: the per-operator roofline
 // against the machine's measured peaks, findings with their evidence and a
@@ -135,7 +138,10 @@ type RooflineOpType struct {
 	// UnknownNodes counts operators of the type whose FLOPs are unknown.
 	UnknownNodes int     `json:"unknown_nodes"`
 	TimeS        float64 `json:"time_s"`
-	Share        float64 `json:"share"`
+	// Share is the op type's self time over all profiled runs, of all
+	// operators' (the top-operators table's share, see ShareBasis); the
+	// one run's share in reports without per-type totals.
+	Share float64 `json:"share"`
 	RooflinePoint
 }
 
@@ -228,4 +234,18 @@ type Carbon struct {
 	// GramsPerInference and GramsPer1000 are gCO2e; null without energy.
 	GramsPerInference *float64 `json:"g_co2e_per_inference,omitempty"`
 	GramsPer1000      *float64 `json:"g_co2e_per_1000_inferences,omitempty"`
+}
+
+// ShareBasis names the one share every operator table uses (top
+// operators, roofline, findings): an op type's self time over all
+// profiled runs, of all operators' self time. It is "" when the report
+// has no profiled runs; callers put "share" before it.
+func ShareBasis(o *Operators) string {
+	if o == nil || o.ProfiledRuns == 0 {
+		return ""
+	}
+	if o.ProfiledRuns == 1 {
+		return "of all operators' self time in the profiled run"
+	}
+	return "of all operators' self time over the " + strconv.Itoa(o.ProfiledRuns) + " profiled runs"
 }

@@ -32,6 +32,9 @@ func WriteAnalysisText(w io.Writer, r *Report) error {
 	}
 	if rf := a.Roofline; rf != nil {
 		p.f("Roofline (one profiled run: %d nodes, %s in operators, %s, %s moved)\n", rf.Nodes, units.Duration(rf.TimeS), units.Rate(rf.FLOPs, "FLOP"), units.Bytes(int64(rf.Bytes)))
+		if b := ShareBasis(r.Operators); b != "" {
+			p.f("  share %s, as in Top operators\n", b)
+		}
 		if p.err == nil {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  op type\tprovider\tshare\tFLOP/s\tbytes/s\tFLOP/byte\tbound\tvs roof\tof roof\n")

@@ -48,6 +48,8 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"genView":  newGenView,
 	"interval": IntervalText,
 	"inc":      func(i int) int { return i + 1 },
+
+	"shareBasis": ShareBasis,
 }).ParseFS(htmlFS, "html/report.html.tmpl", "html/generation.html.tmpl"))
 
 // htmlView is what the template sees.

@@ -232,3 +232,23 @@ type Generation struct {
 	// (greedy argmax), to check runs repeat.
 	GeneratedIDs []int64 `json:"generated_ids,omitempty"`
 }
+
+// Outcome is a trial's verdict in words: "met" when its early-stopping
+// verdict proves the SLA met, "missed" when that verdict is missed or the
+// trial stopped early over budget, and otherwise says the trial decided
+// nothing, with which side of the threshold its percentile fell on (a
+// p95 of 1.918ms under a 2ms SLA from too few requests is not "missed").
+// The search counts only "met" as a pass.
+func (t Trial) Outcome() string {
+	switch {
+	case t.SLA.Met:
+		return "met"
+	case t.Aborted:
+		return "missed (stopped early)"
+	case t.SLA.Verdict == "" || t.SLA.Verdict == "missed":
+		return "missed"
+	case t.SLA.ObservedS != nil && *t.SLA.ObservedS <= t.SLA.ThresholdS:
+		return "under the threshold, too few requests to prove it met"
+	}
+	return "over the threshold, too few requests to prove it missed"
+}

@@ -103,13 +103,7 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "  target/s\tachieved/s\trequests\tp50\t%s\tviolations\tverdict\t\n", pct)
 		for _, t := range s.Trials {
-			verdict := "met"
-			if !t.SLA.Met {
-				verdict = "missed"
-			}
-			if t.Aborted {
-				verdict += " (stopped early)"
-			}
+			verdict := t.Outcome()
 			if t.Repeat {
 				verdict += ", repeat"
 			}

@@ -191,3 +191,41 @@ func TestBatchSweepSufficiency(t *testing.T) {
 		}
 	}
 }
+
+// TestTrialOutcome: a trial's verdict in the search table and the
+// progress line says missed only when the SLA was shown missed; a trial
+// whose percentile fell under the threshold but whose requests were too
+// few to prove it is "under the threshold", not "missed" (a trial line
+// once read "p95 1.918ms: missed" against a 2 ms SLA).
+func TestTrialOutcome(t *testing.T) {
+	sla := func(obs float64, met bool, verdict string) SLAResult {
+		return SLAResult{ThresholdS: 0.002, Percentile: 95, ObservedS: f64(obs), Met: met, Verdict: verdict}
+	}
+	for _, tc := range []struct {
+		name  string
+		trial Trial
+		want  string
+	}{
+		{"proven met", Trial{SLA: sla(0.0015, true, "met")}, "met"},
+		{"proven missed", Trial{SLA: sla(0.0025, false, "missed")}, "missed"},
+		{"stopped early", Trial{SLA: sla(0.0025, false, "insufficient requests"), Aborted: true}, "missed (stopped early)"},
+		{"under, undecided", Trial{SLA: sla(0.001918, false, "insufficient requests")}, "under the threshold, too few requests to prove it met"},
+		{"over, undecided", Trial{SLA: sla(0.0021, false, "insufficient requests")}, "over the threshold, too few requests to prove it missed"},
+		{"failed request, undecided", Trial{SLA: SLAResult{ThresholdS: 0.002, Percentile: 95, Verdict: "insufficient requests"}}, "over the threshold, too few requests to prove it missed"},
+		{"report without a verdict", Trial{SLA: SLAResult{ThresholdS: 0.002, Percentile: 95, ObservedS: f64(0.003)}}, "missed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.trial.Outcome(); got != tc.want {
+				t.Errorf("Outcome() = %q, want %q", got, tc.want)
+			}
+			r := &Report{Load: &Load{Search: &SLASearch{Trials: []Trial{tc.trial}}}}
+			var b bytes.Buffer
+			if err := WriteText(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tc.want) {
+				t.Errorf("the trial table does not say %q:\n%s", tc.want, b.String())
+			}
+		})
+	}
+}

@@ -83,6 +83,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 		sort.Strings(provs)
 		p.f(" (%s).\n\n", strings.Join(provs, ", "))
+		p.f("Share %s.\n\n", ShareBasis(o))
 		p.f("| op type | provider | calls | total | share | mean |\n|---|---|---:|---:|---:|---:|\n")
 		for i, t := range o.ByType {
 			if i == TopOperators {
@@ -107,6 +108,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			p.f("No machine peaks: operators are not classified.\n\n")
 		}
 		if rf := a.Roofline; rf != nil {
+			if b := ShareBasis(r.Operators); b != "" {
+				p.f("Share %s, as in Operators.\n\n", b)
+			}
 			p.f("| op type | provider | nodes | share | FLOP/s | bytes/s | FLOP/byte | bound | vs roof | of roof |\n|---|---|---:|---:|---:|---:|---:|---|---|---:|\n")
 			for i, t := range rf.ByOpType {
 				if i == TopRoofline {

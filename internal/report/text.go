@@ -71,7 +71,7 @@ func WriteText(w io.Writer, r *Report) error {
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
 		p.f("\n")
-		p.f("Top operators (%d profiled runs, %d nodes per run, separate pass)\n", o.ProfiledRuns, o.Nodes)
+		p.f("Top operators (%d profiled runs, %d nodes per run, separate pass; share %s)\n", o.ProfiledRuns, o.Nodes, ShareBasis(o))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  op type\tprovider\tcalls\ttotal\tshare\tmean\n")
 		for i, t := range o.ByType {

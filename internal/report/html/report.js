@@ -354,7 +354,7 @@
         text(s, x(lxl) - 4, y(lxl * bw) - 4, l.level + " " + fmtSI(bw, "B/s") + " (" + (l.cache_bytes ? fmtBytes(l.cache_bytes) : "") + ")", { "text-anchor": "end", fill: "#4a6fa5", "class": "lbl" });
       });
     }
-    var colorOf = { compute: "#2f9e6b", memory: "#d9822b", unknown: "#8a93a6" };
+    var colorOf = { compute: "#2f9e6b", memory: "#d9822b", overhead: "#b5446e", unknown: "#8a93a6" };
     var n = 0;
     pts.forEach(function (o) {
       var c = el("circle", { cx: x(o.intensity), cy: y(o.flops_per_s), r: 2, fill: colorOf[o.bound] || "#8a93a6", "fill-opacity": 0.45, "class": "mark" }, s);
