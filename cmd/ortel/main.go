@@ -206,7 +206,7 @@ func run(ctx context.Context, e *env, args []string) int {
 				fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.help())
 				return 0
 			}
-			fmt.Fprintf(e.stderr, "ortel: no command %q\n", args[1])
+			fmt.Fprintf(e.stderr, "ortel: no command %q%s\n", args[1], commandSuggestion(args[1]))
 			return 2
 		}
 		printUsage(e.stdout)
@@ -217,7 +217,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 	c := find(name)
 	if c == nil {
-		fmt.Fprintf(e.stderr, "ortel: unknown command %q\n\n", name)
+		fmt.Fprintf(e.stderr, "ortel: unknown command %q%s\n\n", name, commandSuggestion(name))
 		printUsage(e.stderr)
 		return 2
 	}
