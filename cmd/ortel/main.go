@@ -41,6 +41,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
@@ -106,6 +108,19 @@ type env struct {
 	// redact hides OTLP header values (see telemetry.Redactor); stdout
 	// and stderr already pass through it.
 	redact *telemetry.Redactor
+	// stdoutTerminal says standard output is a terminal (not a pipe or a
+	// file): what draws on the screen (ortel top) needs one.
+	stdoutTerminal bool
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 // Exit codes, the same for every command (printed by `ortel help` and in
@@ -193,7 +208,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	// Everything a command prints passes through the redactor of the
 	// environment's OTLP headers and endpoints.
 	r := telemetry.RedactorFromEnv(os.Environ())
-	e = &env{stdout: r.Writer(e.stdout), stderr: r.Writer(e.stderr), redact: r}
+	e = &env{stdout: r.Writer(e.stdout), stderr: r.Writer(e.stderr), redact: r, stdoutTerminal: isTerminal(e.stdout)}
 	handler := installSinks(e.stderr, r)
 	if len(args) == 0 {
 		printUsage(e.stderr)
