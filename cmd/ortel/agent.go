@@ -73,7 +73,7 @@ func (a *agentAction) flags(fs *flagSet) {
 	a.attach.register(fs)
 	fs.durationFlag(&a.duration, "duration", "D", 0, "stop after this long (default: run until interrupted)")
 	a.output.register(fs, "agent", outputRotate|outputQuiet)
-	a.export.register(fs, exportAll)
+	a.export.register(fs, exportAll|exportOff)
 	fs.stringFlag(&a.healthAddr, "health-addr", "ADDR", "", healthFlagHelp)
 	a.ui.register(fs)
 }

@@ -63,7 +63,7 @@ func (a *attachAction) flags(fs *flagSet) {
 		"attach to every process, running or started later, that loads this ONNX Runtime library file")
 	fs.durationFlag(&a.duration, "duration", "D", 0, "stop after this long (default: until interrupted)")
 	a.output.register(fs, "attach", outputRotate|outputQuiet)
-	a.export.register(fs, exportAll)
+	a.export.register(fs, exportAll|exportOff)
 	a.ui.register(fs)
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/ortel-dev/ortel/internal/hardware"
 	"github.com/ortel-dev/ortel/internal/models"
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
 const benchIntro = `Usage:
@@ -88,6 +89,7 @@ type benchAction struct {
 	sessionConfig, providerOptions   listFlag
 	tune                             tuneFlags
 	profileOnDemand                  int
+	runSpans                         bool
 	history, format                  string
 	verbose                          bool
 	output                           outputFlags
@@ -105,7 +107,7 @@ func (a *benchAction) flags(fs *flagSet) {
 	a.inputFlags(fs)
 	a.resultFlags(fs)
 	a.output.register(fs, "bench", outputQuiet)
-	a.export.register(fs, exportAll)
+	a.export.register(fs, exportAll|exportOff)
 	a.hw.register(fs)
 	a.ui.register(fs)
 	a.analysis.register(fs)
@@ -190,6 +192,9 @@ func (a *benchAction) inputFlags(fs *flagSet) {
 	fs.valueFlag(&a.shapes, "shape", "NAME=DIMS", "whole shape of input NAME, e.g. x=1,3,640,640 (repeatable)")
 	fs.valueFlag(&a.values, "value", "NAME=NUM", "fill input NAME with the constant NUM, e.g. sr=16000 (repeatable)")
 	fs.intFlag(&a.cfg.ProfileRuns, "profile-runs", "N", 10, "runs of the operator-profiling pass, 0 to skip (default 10)")
+	fs.boolFlag(&a.runSpans, "run-spans", false,
+		"a span for every run, also when the traces go to files: without it and without an OTLP endpoint, only the profiled runs "+
+			"(with their operator spans) are in traces.jsonl, every run's duration being in the metrics")
 	fs.intFlag(&a.profileOnDemand, "profile-on-demand", "K", 10,
 		"on SIGUSR1, and on POST /api/v1/profile?runs=K of the --ui live view, profile the next K runs of the measured "+
 			"sessions while they run, at most once per 10s; their operator spans join the traces and the live timeline "+
@@ -540,6 +545,10 @@ func (a *benchAction) harnessConfig(cfg bench.Config, out string) (*bench.OnDema
 // the hardware sampler, the progress lines, the live view.
 func (a *benchAction) wire(cfg *bench.Config, e *env, h *harness, od *bench.OnDemand) {
 	cfg.TracerProvider, cfg.MeterProvider, cfg.OnDemand = h.tel.TracerProvider, h.tel.MeterProvider, od
+	// A span per run goes where someone reads spans: a collector, the
+	// console. To files, one per run is tens of MB a minute nobody asked
+	// for: only with --run-spans.
+	cfg.ProfiledRunSpansOnly = !a.runSpans && h.tel.Resolved.Traces.Kind == telemetry.KindFile
 	if h.hw != nil {
 		cfg.Hardware = hardware.NewSampler(h.hw, a.hw.interval, 0)
 	}

@@ -30,7 +30,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, errHelp
 			}
-			return nil, usagef("%v", err)
+			return nil, usagef("%s", flagSuggestion(fs, err))
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

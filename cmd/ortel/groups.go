@@ -20,6 +20,7 @@ type exportFlags struct {
 	endpoint string
 	timeout  time.Duration
 	spoolMB  int
+	off      bool
 	parts    exportParts
 }
 
@@ -32,6 +33,10 @@ const (
 	exportTimeout exportParts = 1 << iota
 	// exportSpool: --spool-max-mb (every command that spools).
 	exportSpool
+	// exportOff: --no-telemetry (the commands whose telemetry is a
+	// by-product of their work: bench, agent, attach; not import, whose
+	// spans are its work).
+	exportOff
 	// exportAll is what a command that sends and spools takes.
 	exportAll = exportTimeout | exportSpool
 )
@@ -49,6 +54,10 @@ func (x *exportFlags) register(fs *flagSet, parts exportParts) {
 			"bound of the spool folder (OUT/spool), where exports a collector could not take are kept for ortel replay: "+
 				"past it they are dropped and counted, per signal (default 256; what earlier runs left counts, what a replay sent whole is reclaimed)")
 	}
+	if parts&exportOff != 0 {
+		fs.boolFlag(&x.off, "no-telemetry", false,
+			"record, write and send no telemetry (no traces.jsonl, metrics.jsonl or spool, nothing to a collector); what the command itself writes, such as bench's report, is still written")
+	}
 }
 
 func (x *exportFlags) validate() error {
@@ -58,12 +67,15 @@ func (x *exportFlags) validate() error {
 	if x.parts&exportSpool != 0 && (x.spoolMB < 1 || x.spoolMB > 1<<20) {
 		return usagef("--spool-max-mb must be between 1 and %d (got %d)", 1<<20, x.spoolMB)
 	}
+	if x.off && x.endpoint != "" {
+		return usagef("--no-telemetry and --otlp-endpoint %s contradict each other: give one", x.endpoint)
+	}
 	return nil
 }
 
 // apply sets the group's values in the command's telemetry configuration.
 func (x *exportFlags) apply(cfg *telemetry.Config) {
-	cfg.Endpoint, cfg.ExportTimeout = x.endpoint, x.timeout
+	cfg.Endpoint, cfg.ExportTimeout, cfg.Disabled = x.endpoint, x.timeout, x.off
 	if x.parts&exportSpool != 0 {
 		cfg.SpoolMaxBytes = int64(x.spoolMB) << 20
 	}

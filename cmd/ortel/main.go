@@ -41,6 +41,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
@@ -106,6 +108,19 @@ type env struct {
 	// redact hides OTLP header values (see telemetry.Redactor); stdout
 	// and stderr already pass through it.
 	redact *telemetry.Redactor
+	// stdoutTerminal says standard output is a terminal (not a pipe or a
+	// file): what draws on the screen (ortel top) needs one.
+	stdoutTerminal bool
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 // Exit codes, the same for every command (printed by `ortel help` and in
@@ -193,7 +208,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	// Everything a command prints passes through the redactor of the
 	// environment's OTLP headers and endpoints.
 	r := telemetry.RedactorFromEnv(os.Environ())
-	e = &env{stdout: r.Writer(e.stdout), stderr: r.Writer(e.stderr), redact: r}
+	e = &env{stdout: r.Writer(e.stdout), stderr: r.Writer(e.stderr), redact: r, stdoutTerminal: isTerminal(e.stdout)}
 	handler := installSinks(e.stderr, r)
 	if len(args) == 0 {
 		printUsage(e.stderr)
@@ -206,7 +221,7 @@ func run(ctx context.Context, e *env, args []string) int {
 				fmt.Fprintf(e.stdout, "%s\n\n%s", c.summary, c.help())
 				return 0
 			}
-			fmt.Fprintf(e.stderr, "ortel: no command %q\n", args[1])
+			fmt.Fprintf(e.stderr, "ortel: no command %q%s\n", args[1], commandSuggestion(args[1]))
 			return 2
 		}
 		printUsage(e.stdout)
@@ -217,7 +232,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 	c := find(name)
 	if c == nil {
-		fmt.Fprintf(e.stderr, "ortel: unknown command %q\n\n", name)
+		fmt.Fprintf(e.stderr, "ortel: unknown command %q%s\n\n", name, commandSuggestion(name))
 		printUsage(e.stderr)
 		return 2
 	}

@@ -29,7 +29,8 @@ A terminal view of a live view (ortel bench --ui, ortel agent --ui): run
 latency percentiles, throughput, errors, SLA, phase, hardware and the top
 operators, refreshed 4 times a second. It fits the terminal and follows its
 size; q quits. ADDR is what --ui was given: PORT or HOST:PORT
-(default 127.0.0.1:9770).
+(default 127.0.0.1:9770). Into a pipe or a file it draws nothing and
+exits with 2: --once prints one plain frame there.
 `
 
 const topOutro = `
@@ -85,6 +86,12 @@ func (a *topAction) run(ctx context.Context, e *env, pos []string) error {
 			fmt.Fprintln(e.stdout, l)
 		}
 		return nil
+	}
+	if !e.stdoutTerminal {
+		// Escape codes and a screen redrawn 4 times a second are no use
+		// to a pipe or a file, and a plain frame instead would surprise
+		// in a script: say what works.
+		return usagef("standard output is not a terminal: ortel top draws a full-screen view; for one plain frame in a pipe or a file, use ortel top --once")
 	}
 	return topLoop(ctx, e, cl, interval)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,5 +126,29 @@ func TestTopInTmux(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("ortel top still runs 30 s after q:\n%s", tm("capture-pane", "-p", "-t", "top"))
 		}
+	}
+}
+
+// TestTopRefusesAPipe: with its standard output a pipe, ortel top draws
+// nothing (no escape codes), says why and what works, and exits with 2;
+// no live view is needed to find that out.
+func TestTopRefusesAPipe(t *testing.T) {
+	bin := buildOrtel(t)
+	// A bound for a broken top that would draw into the pipe for ever.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "top", "127.0.0.1:1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output() // stdout is a pipe
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitUsage {
+		t.Errorf("exit: %v, want status %d", err, exitUsage)
+	}
+	if strings.Contains(string(out), "\x1b[") {
+		t.Errorf("escape codes written into the pipe: %q", out)
+	}
+	if !strings.Contains(stderr.String(), "not a terminal") || !strings.Contains(stderr.String(), "--once") {
+		t.Errorf("stderr does not say why and what works:\n%s", stderr.String())
 	}
 }

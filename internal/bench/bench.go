@@ -103,6 +103,11 @@ type Config struct {
 
 	TracerProvider trace.TracerProvider
 	MeterProvider  metric.MeterProvider
+	// ProfiledRunSpansOnly keeps the span of a profiled run only (the
+	// profiling pass, runs profiled on demand, with their operator
+	// spans): the other runs' spans are not recorded, their durations
+	// being in the metrics. Default: a span for every run.
+	ProfiledRunSpansOnly bool
 
 	// Hardware, when set, samples hardware readings during every measured
 	// phase; its summary of the main phase becomes the report's hardware
@@ -227,9 +232,13 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	b := &bench{cfg: &cfg, rep: rep, model: m, ops: newOpCollector()}
 	b.met = newMetrics(cfg.MeterProvider, rep.Model.Name, cfg.Scenario)
+	tp := cfg.TracerProvider
+	if cfg.ProfiledRunSpansOnly && tp != nil {
+		tp = profiledOnly{next: tp, runSpan: "run " + rep.Model.Name}
+	}
 	b.iopts = []instrument.Option{
 		instrument.WithModelName(rep.Model.Name),
-		instrument.WithTracerProvider(cfg.TracerProvider),
+		instrument.WithTracerProvider(tp),
 		instrument.WithMeterProvider(cfg.MeterProvider),
 		instrument.WithNodeObserver(b.observeNode),
 	}

@@ -21,10 +21,10 @@ import (
 
 // Status says whether one source is collecting, and why not.
 type Status struct {
-	Source    string // "cpu", "perf (software events)", ...
-	Available bool
-	Reason    string // why not, in plain words; what it reads when available
-	Detail    string // the underlying error, when there is one
+	Source    string `json:"source"` // "cpu", "perf (software events)", ...
+	Available bool   `json:"available"`
+	Reason    string `json:"reason"`           // why not, in plain words; what it reads when available
+	Detail    string `json:"detail,omitempty"` // the underlying error, when there is one
 }
 
 // Config chooses what a Set watches.

@@ -71,12 +71,12 @@ type OpTime struct {
 
 // Metric describes one number a run records.
 type Metric struct {
-	Name string
+	Name string `json:"name"`
 	// Unit: "s", "1/s", "By" or "J".
-	Unit string
+	Unit string `json:"unit"`
 	// HigherIsBetter: throughput; everything else is better lower.
-	HigherIsBetter bool
-	Description    string
+	HigherIsBetter bool   `json:"higher_is_better"`
+	Description    string `json:"description"`
 }
 
 // Metrics lists the numbers a run can record. A run records those it

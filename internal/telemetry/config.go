@@ -145,6 +145,10 @@ type Config struct {
 	// past it, failed exports are dropped and counted.
 	SpoolDir      string
 	SpoolMaxBytes int64
+	// Disabled turns telemetry off, as OTEL_SDK_DISABLED=true does
+	// (ModeDisabled): nothing is recorded, written or sent, and no spool
+	// or file is opened (ortel's --no-telemetry).
+	Disabled bool
 	// Console is where console exporters (OTEL_TRACES_EXPORTER=console,
 	// OTEL_METRICS_EXPORTER=console) write. Default: standard output.
 	Console io.Writer
@@ -323,7 +327,7 @@ func resolve(cfg Config, getenv func(string) string) (Resolved, error) {
 			r.ShutdownTimeout += shutdownMargin
 		}
 	}
-	if disabled, ok := e.boolean("OTEL_SDK_DISABLED"); ok && disabled {
+	if disabled, ok := e.boolean("OTEL_SDK_DISABLED"); (ok && disabled) || cfg.Disabled {
 		r.Mode = ModeDisabled
 	}
 	r.Warnings = e.warnings

@@ -122,9 +122,10 @@ func TestCrashes(t *testing.T) {
 	argv := func(k *crashKind, extra ...string) []string {
 		if k.bench {
 			// Open loop at 300 runs/s: many small records, files that stay
-			// small enough to read back whole every time.
+			// small enough to read back whole every time. --run-spans: a
+			// span per run into traces.jsonl also with no collector.
 			return append([]string{ortel, "bench", model, "--scenario", "server", "--qps", "300", "--duration", "10m", "--warmup", "0",
-				"--profile-runs", "0", "--no-hardware", "--quiet", "--out", k.dir}, extra...)
+				"--profile-runs", "0", "--no-hardware", "--quiet", "--run-spans", "--out", k.dir}, extra...)
 		}
 		return append([]string{ortel, "agent", "--interval", "20ms", "--rotate-mb", "1", "--rotate-keep", "1000", "--out", k.dir}, extra...)
 	}

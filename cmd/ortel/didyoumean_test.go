@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDidYouMean: a mistyped command or flag names the right one, exit 2;
+// a name close to nothing suggests nothing.
+func TestDidYouMean(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    string
+		wantNot string
+	}{
+		{"command", []string{"bnech", "model.onnx"}, `unknown command "bnech" (did you mean bench?)`, ""},
+		{"help of a command", []string{"help", "comapre"}, `no command "comapre" (did you mean compare?)`, ""},
+		{"far from every command", []string{"frobnicate"}, `unknown command "frobnicate"`, "did you mean"},
+		{"flag", []string{"bench", "model.onnx", "--runz", "5"}, "unknown flag --runz (did you mean --runs?)", ""},
+		{"flag of another command", []string{"doctor", "--formt", "json"}, "unknown flag --formt (did you mean --format?)", ""},
+		{"flag missing a letter", []string{"bench", "model.onnx", "--no-telemtry"}, "(did you mean --no-telemetry?)", ""},
+		{"flag far from every flag", []string{"compare", "--zzzzzzzz"}, "unknown flag --zzzzzzzz", "did you mean"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := ortel(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr)
+			}
+			if tc.wantNot != "" && strings.Contains(stderr, tc.wantNot) {
+				t.Errorf("stderr has %q:\n%s", tc.wantNot, stderr)
+			}
+		})
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"bench", "bench", 0}, {"bnech", "bench", 2}, {"runz", "runs", 1},
+		{"", "abc", 3}, {"kitten", "sitting", 3}, {"héllo", "hello", 1},
+	} {
+		t.Run(tc.a+"/"+tc.b, func(t *testing.T) {
+			if got := editDistance(tc.a, tc.b); got != tc.want {
+				t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+			}
+		})
+	}
+}
