@@ -452,6 +452,11 @@ func dropFailedOutput(e *env, h *harness, out string) {
 // --encoder model.
 func resolveBenchModel(cfg *bench.Config, model string) (*models.Known, error) {
 	path, known, err := models.Resolve(model)
+	if errors.Is(err, models.ErrUnknownName) {
+		if s := didYouMean(model, models.Names()); s != "" {
+			return nil, fmt.Errorf("%w; did you mean %s?", err, s)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,20 @@ func TestDidYouMean(t *testing.T) {
 	}
 }
 
+// A mistyped catalog name gets the closest one; a name close to none gets
+// the list alone. Both are bad input: exit 1.
+func TestModelNameDidYouMean(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := ortel(t, "bench", "--out", dir, "sileo-vad")
+	if code != exitFailure || !strings.Contains(stderr, "did you mean silero-vad?") {
+		t.Errorf("exit %d, want %d and a suggestion:\n%s", code, exitFailure, stderr)
+	}
+	code, _, stderr = ortel(t, "bench", "--out", dir, "zzzzzzzz")
+	if code != exitFailure || strings.Contains(stderr, "did you mean") || !strings.Contains(stderr, "known: ") {
+		t.Errorf("exit %d, want %d, the known names and no suggestion:\n%s", code, exitFailure, stderr)
+	}
+}
+
 func TestEditDistance(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string

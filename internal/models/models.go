@@ -4,6 +4,7 @@
 package models
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,10 @@ type Known struct {
 	// this decoder ("": none).
 	Encoder string
 }
+
+// ErrUnknownName is what Resolve's error wraps when its argument is
+// neither a file nor a name in the Catalog.
+var ErrUnknownName = errors.New("not a known model name")
 
 // Catalog lists the models scripts/fetch.sh fetches.
 var Catalog = []Known{
@@ -116,7 +121,7 @@ func Resolve(arg string) (string, *Known, error) {
 		}
 		return p, &k, nil
 	}
-	return "", nil, fmt.Errorf("model %q: no such file, and not a known model name (known: %s)", arg, strings.Join(Names(), ", "))
+	return "", nil, fmt.Errorf("model %q: no such file, and %w (known: %s)", arg, ErrUnknownName, strings.Join(Names(), ", "))
 }
 
 // byFile finds the catalog entry whose file name matches path's base name,
