@@ -31,7 +31,15 @@ var checks = map[string]func(fd *report.Finding, bench string) string{
 	"cpu-fallback":       func(*report.Finding, string) string { return "ortel doctor" },
 	"partial-offload":    func(*report.Finding, string) string { return "ortel doctor" },
 	"thermal-throttling": func(*report.Finding, string) string { return "ortel doctor" },
+	"control-flow":       variant,
+	"dequantize-weights": variant,
 	"gpu-underused":      func(_ *report.Finding, bench string) string { return bench + " --batch 1,2,4,8" },
+}
+
+// variant is the check of a fix made in the model itself: the model
+// and NEW.onnx, the model with the change, measured and compared.
+func variant(_ *report.Finding, bench string) string {
+	return bench + " --out out/before && ortel bench NEW.onnx --out out/after && ortel compare out/before/report.json out/after/report.json"
 }
 
 // setChecks sets each finding's Check: the command that tests it on the

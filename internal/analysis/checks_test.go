@@ -31,7 +31,7 @@ func TestSetChecks(t *testing.T) {
 		})
 	}
 	for _, r := range Rules() {
-		if _, ok := checks[r.ID]; !ok && r.ID != "memory-bound-hot-ops" && r.ID != "dequantize-weights" && r.ID != "partial-roofline" && r.ID != "memcpy-transitions" {
+		if _, ok := checks[r.ID]; !ok && r.ID != "memory-bound-hot-ops" && r.ID != "partial-roofline" && r.ID != "memcpy-transitions" {
 			t.Errorf("rule %s has no command that tests it", r.ID)
 		}
 	}

@@ -34,6 +34,13 @@ type Facts struct {
 
 	// Timeline is the operators of one profiled run.
 	Timeline []report.NodeTiming
+	// OpTypes are the operators' self times over all profiled runs, per
+	// (op type, provider): the top-operators table, whose shares are the
+	// one share definition every table and finding uses. Empty for a
+	// hand-made report; the rules then use the timeline run's shares.
+	OpTypes []report.OpType
+	// ProfiledRuns is how many runs OpTypes sums.
+	ProfiledRuns int
 	// Roofline of that run (nil without operator profiling) and the peaks.
 	Roofline *report.Roofline
 	Peaks    *report.Peaks
@@ -92,6 +99,8 @@ func FactsFrom(rep *report.Report, roof *report.Roofline, peaks *report.Peaks) *
 	}
 	if rep.Operators != nil {
 		f.Timeline = rep.Operators.Timeline
+		f.OpTypes = rep.Operators.ByType
+		f.ProfiledRuns = rep.Operators.ProfiledRuns
 	}
 	loadFacts(f, rep)
 	hardwareFacts(f, rep.Hardware)

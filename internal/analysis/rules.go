@@ -117,11 +117,12 @@ func (r Rule) Check(f *Facts) *report.Finding {
 // Rules returns the rule set, in the order the rules run.
 func Rules() []Rule {
 	return []Rule{
-		{"dominant-op-type", fmt.Sprintf("one op type takes ≥ %.0f%% of operator time (high at ≥ %.0f%%)", 100*DominantShare, 100*DominantHighShare), ruleDominant},
+		{"dominant-op-type", fmt.Sprintf("one op type (not If, Loop or Scan) takes ≥ %.0f%% of operator time (high at ≥ %.0f%%)", 100*DominantShare, 100*DominantHighShare), ruleDominant},
 		{"cpu-fallback", fmt.Sprintf("a non-CPU execution provider was requested and nodes ran on the CPU (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*FallbackMediumShare, 100*FallbackHighShare), ruleFallback},
 		{"partial-offload", fmt.Sprintf("several accelerator providers were requested and nodes ran on one other than the first (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*FallbackMediumShare, 100*FallbackHighShare), rulePartialOffload},
 		{"memcpy-transitions", fmt.Sprintf("Memcpy nodes copy tensors between providers (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*MemcpyMediumShare, 100*MemcpyHighShare), ruleMemcpy},
 		{"thread-imbalance", fmt.Sprintf("nodes whose busiest intra-op thread ran ≥ %.1f× the mean take ≥ %.0f%% of operator time", ImbalanceRatio, 100*ImbalanceShare), ruleImbalance},
+		{"control-flow", fmt.Sprintf("If, Loop or Scan nodes take ≥ %.0f%% of operator time themselves, or ≥ %.0f%% with their subgraphs' nodes (high at ≥ %.0f%% of their own): names the op types and nodes inside and the control-flow nodes' own time", 100*ControlFlowOwnShare, 100*DominantShare, 100*ControlFlowHighShare), ruleControlFlow},
 		{"dequantize-weights", fmt.Sprintf("DequantizeLinear nodes take ≥ %.0f%% of operator time (high at ≥ %.0f%%): quantized weights expanded to float at every run", 100*DequantizeShare, 100*DequantizeHighShare), ruleDequantize},
 		{"overhead-bound-ops", fmt.Sprintf("op types whose nodes reach under %.0f%% of their memory roof and move bytes that would take under %g µs at it (overhead-bound; each ≥ %.0f%%) take ≥ %.0f%% of operator time together (high at ≥ %.0f%%)", 100*OverheadRoofShare, OverheadIdealS*1e6, 100*MemoryBoundMinShare, 100*OverheadShare, 100*OverheadHighShare), ruleOverheadBound},
 		{"memory-bound-hot-ops", fmt.Sprintf("memory-bound op types (each ≥ %.0f%%) take ≥ %.0f%% of operator time together (high at ≥ %.0f%%); chains of ≥ %d consecutive element-wise nodes are listed", 100*MemoryBoundMinShare, 100*MemoryBoundShare, 100*MemoryBoundHighShare, ChainMinLen), ruleMemoryBound},
@@ -183,26 +184,28 @@ func ruleDominant(f *Facts) *report.Finding {
 	if total <= 0 {
 		return nil
 	}
-	byType := map[string]float64{}
+	// Shares by the one definition (self time over all profiled runs).
+	// Control-flow nodes are left to their own rule: their self time is
+	// the overhead of running subgraphs, not arithmetic to optimize.
+	b := newShareBasis(f)
 	nodes := map[string]int{}
 	for _, n := range f.Timeline {
-		byType[n.OpType] += n.SelfS()
 		nodes[n.OpType]++
 	}
-	top, topT := "", 0.0
-	for t, d := range byType {
-		if d > topT || d == topT && t < top {
-			top, topT = t, d
+	top, share := "", 0.0
+	for t := range nodes {
+		if s := b.opType(t); !controlFlowOps[t] && (s > share || s == share && t < top) {
+			top, share = t, s
 		}
 	}
-	share := topT / total
+	topT := b.tl[top]
 	if share < DominantShare {
 		return nil
 	}
 	fd := &report.Finding{
 		Severity: SeverityMedium, Impact: share,
 		Title:    fmt.Sprintf("%s takes %s of operator time", top, units.Percent(share, 1)),
-		Detail:   fmt.Sprintf("%d %s nodes take %s of the %s a profiled run spends in operators.", nodes[top], top, units.Duration(topT), units.Duration(total)),
+		Detail:   fmt.Sprintf("%d %s nodes a run take %s of operator time over the profiled runs (%s of the %s the last profiled run spent in operators).", nodes[top], top, units.Percent(share, 1), units.Duration(topT), units.Duration(total)),
 		Evidence: []report.Evidence{ev("op_type_share", share, "1"), ev("op_type_time", topT, "s"), ev("nodes", float64(nodes[top]), "{node}"), evText("op_type", top)},
 	}
 	if share >= DominantHighShare {

@@ -226,6 +226,23 @@ func TestRules(t *testing.T) {
 				return f
 			},
 			SeverityHigh, []string{"busy only 20.0%"}},
+		{"control-flow",
+			func() *Facts {
+				// A Loop whose own time (6 ms) exceeds its body's (2 × 2 ms).
+				loop := report.NodeTiming{Name: "loop", OpType: "Loop", Provider: cpuEP, DurS: 10e-3, SubgraphS: 4e-3}
+				c1, c2 := convNode(2e-3), convNode(2e-3)
+				c1.StartS, c2.StartS, c1.Depth, c2.Depth, c2.Name = 1e-3, 4e-3, 1, 1, "conv2"
+				return timeline(loop, c1, c2)
+			},
+			func() *Facts {
+				// The same body with 0.1 ms of Loop time, beside 20 ms of
+				// main-graph Conv.
+				loop := report.NodeTiming{Name: "loop", OpType: "Loop", Provider: cpuEP, DurS: 4.1e-3, SubgraphS: 4e-3}
+				c1, c2, main := convNode(2e-3), convNode(2e-3), convNode(20e-3)
+				c1.StartS, c2.StartS, c1.Depth, c2.Depth, main.StartS = 1e-3, 3e-3, 1, 1, 5e-3
+				return timeline(loop, c1, c2, main)
+			},
+			SeverityHigh, []string{"loop with its subgraphs takes 100.0% of operator time, 60.0% of it the Loop nodes' own time", "Conv 40.0%", "2 nodes per run"}},
 		{"partial-roofline",
 			func() *Facts { return timeline(convNode(1e-3), node("Resize", cpuEP, 1e-3), node("LSTM", cpuEP, 1e-3)) },
 			func() *Facts { return quiet() },
