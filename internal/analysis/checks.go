@@ -24,16 +24,17 @@ var checks = map[string]func(fd *report.Finding, bench string) string{
 		}
 		return ""
 	},
-	"overhead-bound-ops": func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
-	"layout-reorder":     func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
-	"thread-imbalance":   func(_ *report.Finding, bench string) string { return bench + " --tune" },
-	"dominant-op-type":   func(_ *report.Finding, bench string) string { return bench + " --tune" },
-	"cpu-fallback":       func(*report.Finding, string) string { return "ortel doctor" },
-	"partial-offload":    func(*report.Finding, string) string { return "ortel doctor" },
-	"thermal-throttling": func(*report.Finding, string) string { return "ortel doctor" },
-	"control-flow":       variant,
-	"dequantize-weights": variant,
-	"gpu-underused":      func(_ *report.Finding, bench string) string { return bench + " --batch 1,2,4,8" },
+	"overhead-bound-ops":     func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
+	"layout-reorder":         func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
+	"thread-imbalance":       func(_ *report.Finding, bench string) string { return bench + " --tune" },
+	"dominant-op-type":       func(_ *report.Finding, bench string) string { return bench + " --tune" },
+	"cpu-fallback":           func(*report.Finding, string) string { return "ortel doctor" },
+	"partial-offload":        func(*report.Finding, string) string { return "ortel doctor" },
+	"thermal-throttling":     func(*report.Finding, string) string { return "ortel doctor" },
+	"control-flow":           variant,
+	"compute-far-below-peak": func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
+	"dequantize-weights":     variant,
+	"gpu-underused":          func(_ *report.Finding, bench string) string { return bench + " --batch 1,2,4,8" },
 }
 
 // variant is the check of a fix made in the model itself: the model

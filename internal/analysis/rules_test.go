@@ -243,6 +243,12 @@ func TestRules(t *testing.T) {
 				return timeline(loop, c1, c2, main)
 			},
 			SeverityHigh, []string{"loop with its subgraphs takes 100.0% of operator time, 60.0% of it the Loop nodes' own time", "Conv 40.0%", "2 nodes per run"}},
+		{"compute-far-below-peak",
+			// 302 MFLOP Conv nodes: 50 ms is 6 GFLOP/s, 6% of the
+			// 100 GFLOP/s roof; 10 ms is 30%.
+			func() *Facts { return timeline(repeat(3, convNode(50e-3), node("Relu", cpuEP, 1e-3))...) },
+			func() *Facts { return timeline(repeat(3, convNode(10e-3), node("Relu", cpuEP, 1e-3))...) },
+			SeverityHigh, []string{"far below peak FLOP/s take 98.0% of operator time (3 Conv under 10% of the compute roof)", "at 6.0% of peak", "thread count"}},
 		{"partial-roofline",
 			func() *Facts { return timeline(convNode(1e-3), node("Resize", cpuEP, 1e-3), node("LSTM", cpuEP, 1e-3)) },
 			func() *Facts { return quiet() },
