@@ -422,6 +422,9 @@ func (a *benchAction) prepare(e *env, model string) (bench.Config, analysis.Conf
 	if _, err := ortlib.Init(); err != nil {
 		return cfg, analysis.Config{}, err
 	}
+	if lib := ortlib.Loaded(); lib.Note != "" && !a.output.quiet {
+		fmt.Fprintf(e.stderr, "ortel bench: warning: %s (%s, from %s)\n", lib.Note, lib.Path, lib.Source)
+	}
 	level := ort.LoggingLevel(ort.LoggingLevelFatal)
 	if a.verbose {
 		level = ort.LoggingLevelWarning

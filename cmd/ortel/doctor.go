@@ -61,7 +61,13 @@ type doctorReport struct {
 		Found   bool   `json:"found"`
 		Path    string `json:"path,omitempty"`
 		Version string `json:"version,omitempty"`
-		Error   string `json:"error,omitempty"`
+		// Source says where the library was found (ortel cache, npm or
+		// pip package, system folder), Note warns about its version,
+		// Skipped lists libraries passed over and why.
+		Source  string   `json:"source,omitempty"`
+		Note    string   `json:"note,omitempty"`
+		Skipped []string `json:"skipped,omitempty"`
+		Error   string   `json:"error,omitempty"`
 	} `json:"onnxruntime"`
 	Sources []hardware.Status `json:"hardware_sources"`
 	Attach  attach.Status     `json:"attach"`
@@ -156,7 +162,9 @@ func diagnose(ctx context.Context, endpoint string) doctorReport {
 	if p, err := ortlib.Init(); err != nil {
 		d.ORT.Error = err.Error()
 	} else {
+		lib := ortlib.Loaded()
 		d.ORT.Found, d.ORT.Path, d.ORT.Version = true, p, ort.GetVersion()
+		d.ORT.Source, d.ORT.Note, d.ORT.Skipped = lib.Source, lib.Note, lib.Skipped
 	}
 	set := hardware.Open(ctx, hardware.Config{GPUWait: 3 * time.Second})
 	d.Sources = set.Statuses()
@@ -181,6 +189,15 @@ func (d *doctorReport) writeText(w io.Writer) {
 	fmt.Fprintf(w, "ONNX Runtime\n")
 	if d.ORT.Found {
 		fmt.Fprintf(w, "  ok            %s (version %s)\n", d.ORT.Path, d.ORT.Version)
+		if d.ORT.Source != "" {
+			fmt.Fprintf(w, "  found in      %s\n", d.ORT.Source)
+		}
+		if d.ORT.Note != "" {
+			fmt.Fprintf(w, "  warning       %s\n", d.ORT.Note)
+		}
+		for _, s := range d.ORT.Skipped {
+			fmt.Fprintf(w, "  passed over   %s\n", s)
+		}
 	} else {
 		fmt.Fprintf(w, "  not found     %s\n", strings.ReplaceAll(d.ORT.Error, "\n", "\n                "))
 	}

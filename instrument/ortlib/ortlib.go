@@ -6,14 +6,18 @@
 //		log.Fatal(err) // says where it looked and how to fetch the library
 //	}
 //
-// The library is looked for, in order:
-//
-//  1. the file named by ONNXRUNTIME_SHARED_LIBRARY_PATH;
-//  2. the ortel cache: $ORTEL_CACHE_DIR/onnxruntime/<version>/, where the
-//     version is $ORTEL_ONNXRUNTIME_VERSION or DefaultVersion and
-//     ORTEL_CACHE_DIR defaults to the .cache/ortel folder of the enclosing
-//     ortel checkout, then to $XDG_CACHE_HOME/ortel (~/.cache/ortel);
-//  3. the system library paths (LD_LIBRARY_PATH, /usr/local/lib, /usr/lib, ...).
+// The library is looked for (see Locate for the details), in order: the
+// file named by ONNXRUNTIME_SHARED_LIBRARY_PATH; the ortel cache
+// ($ORTEL_CACHE_DIR/onnxruntime/<version>/, where `ortel fetch ort` puts it;
+// the version is $ORTEL_ONNXRUNTIME_VERSION or DefaultVersion, and
+// ORTEL_CACHE_DIR defaults to the .cache/ortel folder of the enclosing ortel
+// checkout, then to $XDG_CACHE_HOME/ortel, ~/.cache/ortel); an active Python
+// environment's pip package onnxruntime; an npm package onnxruntime-node in
+// node_modules of the working directory or its parents; the user's pip
+// packages; global npm packages; system pip packages; the system library
+// paths (LD_LIBRARY_PATH, /usr/local/lib, /usr/lib, ...). A release older
+// than MinVersion is passed over; Init reads the loaded library's own
+// version and Loaded says what was loaded, from where, with any warning.
 //
 // When none of these holds the library, the error lists every place that was
 // looked at and the command that fetches it. A program that initializes ONNX
@@ -54,13 +58,15 @@ const (
 	EnvVersion = "ORTEL_ONNXRUNTIME_VERSION"
 )
 
-// FetchHint is the command that fetches the library and models.
+// FetchHint is the command that fetches the library into the ortel cache.
 const FetchHint = "make setup (or scripts/fetch.sh all) from the ortel checkout"
 
 // NotFoundError reports that the ONNX Runtime library was not found, with
 // every place that was looked at.
 type NotFoundError struct {
 	Tried []string
+	// Skipped lists libraries found but passed over, each with why.
+	Skipped []string
 }
 
 func (e *NotFoundError) Error() string {
@@ -70,6 +76,14 @@ func (e *NotFoundError) Error() string {
 		b.WriteString("  - ")
 		b.WriteString(t)
 		b.WriteByte('\n')
+	}
+	if len(e.Skipped) > 0 {
+		b.WriteString("found but passed over:\n")
+		for _, t := range e.Skipped {
+			b.WriteString("  - ")
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
 	}
 	fmt.Fprintf(&b, "fetch it with: %s, or set %s to the library file", FetchHint, EnvLibraryPath)
 	return b.String()
@@ -143,32 +157,13 @@ func systemDirs() []string {
 	return append(dirs, "/usr/local/lib", "/usr/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/opt/onnxruntime/lib")
 }
 
-// FindLibrary returns the path of the ONNX Runtime shared library, or a
-// *NotFoundError naming every place it looked. An EnvLibraryPath that names
-// no file is an error of its own: loading another library than the one
-// asked for would surprise.
+// FindLibrary returns the path of the ONNX Runtime shared library Locate
+// chooses, or a *NotFoundError naming every place it looked. An
+// EnvLibraryPath that names no file is an error of its own: loading another
+// library than the one asked for would surprise.
 func FindLibrary() (string, error) {
-	var tried []string
-	if p := os.Getenv(EnvLibraryPath); p != "" {
-		if isFile(p) {
-			return p, nil
-		}
-		return "", fmt.Errorf("%s=%q: no such file", EnvLibraryPath, p)
-	}
-	tried = append(tried, "$"+EnvLibraryPath+" (not set)")
-	v := Version()
-	dirs := []string{filepath.Join(CacheDir(), "onnxruntime", v)}
-	dirs = append(dirs, systemDirs()...)
-	for _, d := range dirs {
-		for _, n := range libNames(v) {
-			p := filepath.Join(d, n)
-			if isFile(p) {
-				return p, nil
-			}
-			tried = append(tried, p)
-		}
-	}
-	return "", &NotFoundError{Tried: tried}
+	lib, err := Locate()
+	return lib.Path, err
 }
 
 func isFile(p string) bool {
@@ -180,7 +175,19 @@ var (
 	initOnce sync.Once
 	initPath string
 	initErr  error
+	loadedMu sync.Mutex
+	loaded   Library
 )
+
+// Loaded returns the library Init loaded: its path, where it was found, its
+// version as the library itself reports it, and a Note when that version is
+// not one ortel is tested with. It is the zero Library before Init, after a
+// failed Init, or when the caller initialized ONNX Runtime itself.
+func Loaded() Library {
+	loadedMu.Lock()
+	defer loadedMu.Unlock()
+	return loaded
+}
 
 // Init finds the library and initializes the ONNX Runtime environment. It is
 // safe to call many times and from many goroutines; only the first call does
@@ -192,17 +199,40 @@ func Init() (string, error) {
 			initPath = "(initialized by the caller)"
 			return
 		}
-		p, err := FindLibrary()
+		lib, err := Locate()
 		if err != nil {
 			initErr = err
 			return
 		}
-		ort.SetSharedLibraryPath(p)
+		ort.SetSharedLibraryPath(lib.Path)
 		if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
-			initErr = fmt.Errorf("load ONNX Runtime from %q: %w", p, err)
+			initErr = fmt.Errorf("load ONNX Runtime from %q (%s): %w", lib.Path, lib.Source, err)
 			return
 		}
-		initPath = p
+		loadedMu.Lock()
+		loaded, initPath = withLoadedVersion(lib, ort.GetVersion()), lib.Path
+		loadedMu.Unlock()
 	})
 	return initPath, initErr
+}
+
+// withLoadedVersion takes the version the loaded library reports
+// (GetVersionString) over the one its file name or package claimed, and
+// says so when they differ.
+func withLoadedVersion(lib Library, got string) Library {
+	if got == "" {
+		return lib
+	}
+	claimed := lib.Version
+	lib.Version = got
+	lib.Note, _ = CheckVersion(got) // older ones fail to initialize
+	if claimed != "" && claimed != got {
+		mismatch := fmt.Sprintf("the package says %s but the library reports %s", claimed, got)
+		if lib.Note == "" {
+			lib.Note = mismatch
+		} else {
+			lib.Note = mismatch + "; " + lib.Note
+		}
+	}
+	return lib
 }
