@@ -38,6 +38,7 @@ func agentCommand() *command {
 		summary: "export hardware readings (CPU, memory, process, perf, RAPL, thermal, GPU) continuously",
 		intro:   agentIntro,
 		outro:   agentOutro,
+		args:    noArgs,
 		new:     func() action { return new(agentAction) },
 	}
 }

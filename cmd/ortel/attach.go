@@ -43,6 +43,7 @@ func attachCommand() *command {
 		summary: "instrument a running ONNX Runtime process through eBPF uprobes, no code change",
 		intro:   attachIntro,
 		outro:   attachOutro,
+		args:    noArgs,
 		new:     func() action { return new(attachAction) },
 	}
 }

@@ -71,6 +71,7 @@ func benchCommand() *command {
 		summary: "profile a model: cold start, latency percentiles, throughput, top operators",
 		intro:   strings.Replace(benchIntro, "{models}", strings.Join(models.Names(), ", "), 1),
 		outro:   benchOutro,
+		args:    catalogOrFile,
 		new:     func() action { return new(benchAction) },
 	}
 }
@@ -137,6 +138,8 @@ func (a *benchAction) sessionFlags(fs *flagSet) {
 		"graph optimization level: disable, basic, extended or all (default: ONNX Runtime's, all)")
 	fs.stringFlag(&a.execMode, "execution-mode", "M", "",
 		"sequential (default) or parallel (inter-op threads run independent branches)")
+	fs.choices("opt-level", "disable", "basic", "extended", "all")
+	fs.choices("execution-mode", "sequential", "parallel")
 	fs.stringFlag(&a.cfg.Session.SaveOptimized, "save-optimized", "PATH", "",
 		"write the model as ONNX Runtime optimized it to PATH")
 	fs.valueFlag(&a.sessionConfig, "session-config", "KEY=VALUE",
@@ -147,6 +150,7 @@ func (a *benchAction) sessionFlags(fs *flagSet) {
 			"One this ONNX Runtime build lacks fails with the list of those it has")
 	fs.valueFlag(&a.providerOptions, "provider-option", "KEY=VALUE",
 		"option of the first provider other than cpu, e.g. device_id=0 (repeatable)")
+	fs.choices("provider", bench.ProviderNames()...)
 }
 
 // loadFlags: the load scenario and the SLA.
@@ -166,6 +170,8 @@ func (a *benchAction) loadFlags(fs *flagSet) {
 		"workers (default 1 for single-stream and server, the number of CPUs for concurrent and offline)")
 	fs.stringFlag(&a.sessions, "sessions", "M", string(bench.SharedSession),
 		"shared (default: workers share one session) or per-worker")
+	fs.choices("scenario", string(bench.SingleStream), string(bench.Concurrent), string(bench.Server), string(bench.Offline))
+	fs.choices("sessions", string(bench.SharedSession), string(bench.PerWorkerSessions))
 	fs.float64Flag(&a.cfg.QPS, "qps", "R", 0, "server scenario: target arrival rate, requests/s")
 	fs.stringFlag(&a.sla, "sla", "D[@pP]", "",
 		"latency SLA, e.g. 20ms (at p99) or 20ms@p95: violations, compliance and a verdict; with --scenario server, "+
@@ -209,6 +215,7 @@ func (a *benchAction) resultFlags(fs *flagSet) {
 		"record the run in a history (a SQLite file or a postgres:// URL; default: ORTEL_HISTORY): see ortel help history")
 	fs.uint64Flag(&a.cfg.Seed, "seed", "N", 1, "seed of the random input data (default 1)")
 	fs.stringFlag(&a.format, "format", "F", "text", "text (default) or json: the report printed on stdout")
+	fs.choices("format", "text", "json")
 	fs.boolFlag(&a.verbose, "verbose", false,
 		"print the whole text report (every table: operators, roofline, hardware, energy) instead of the summary, and ONNX Runtime's own log lines "+
 			"(--tune, --generate, a batch sweep and a load scenario print the whole report anyway)")

@@ -44,6 +44,7 @@ func compareCommand() *command {
 		summary: "compare two runs: latency deltas with confidence intervals, regression gate",
 		intro:   compareIntro,
 		outro:   compareOutro,
+		args:    anyFile,
 		new:     func() action { return new(compareAction) },
 	}
 }
@@ -64,6 +65,7 @@ func (a *compareAction) flags(fs *flagSet) {
 	fs.stringFlag(&a.gate, "fail-on-regression", "T", "",
 		"exit 3 when B is significantly slower by at least T, e.g. 5% (or 0.05)")
 	fs.stringFlag(&a.format, "format", "F", "text", "text (default), json or md")
+	fs.choices("format", "text", "json", "md")
 	fs.intFlag(&a.resamples, "resamples", "N", analysis.DefaultResamples, "bootstrap resamples (default 2000)")
 	fs.uint64Flag(&a.seed, "seed", "N", 1, "seed of the bootstrap (default 1: repeatable intervals)")
 }

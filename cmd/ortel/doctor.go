@@ -51,6 +51,7 @@ func doctorCommand() *command {
 		summary: "list what ortel can use here: ONNX Runtime, hardware sources, OTLP setup",
 		intro:   doctorIntro,
 		outro:   doctorOutro,
+		args:    noArgs,
 		new:     func() action { return new(doctorAction) },
 	}
 }
@@ -128,6 +129,7 @@ type doctorAction struct {
 
 func (a *doctorAction) flags(fs *flagSet) {
 	fs.stringFlag(&a.format, "format", "F", "text", "text (default) or json")
+	fs.choices("format", "text", "json")
 	fs.deprecate("json", "--format json", true, func(v string) error {
 		on, err := strconv.ParseBool(v)
 		if on {

@@ -28,6 +28,9 @@ type flagDoc struct {
 	// wraps it to the terminal's 80 columns. A line that starts with a
 	// space is kept as written (a table inside the help).
 	help string
+	// choices are the words the flag's value may be, for shell
+	// completion; none for a free value.
+	choices []string
 }
 
 func newFlagSet(name string) *flagSet {
@@ -36,6 +39,18 @@ func newFlagSet(name string) *flagSet {
 
 func (fs *flagSet) doc(name, arg, help string) {
 	fs.docs = append(fs.docs, flagDoc{name: name, arg: arg, help: help})
+}
+
+// choices records the words flag name's value may be (shell completion
+// offers them); the flag is registered already.
+func (fs *flagSet) choices(name string, words ...string) {
+	for i := range fs.docs {
+		if fs.docs[i].name == name {
+			fs.docs[i].choices = words
+			return
+		}
+	}
+	panic("choices for an unregistered flag --" + name)
 }
 
 func (fs *flagSet) stringFlag(p *string, name, arg, value, help string) {

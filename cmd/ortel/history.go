@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,6 +63,7 @@ func historyCommand() *command {
 		summary: "every run remembered: trends, change points and what changed, CI gate",
 		intro:   historyIntro,
 		outro:   historyOutro,
+		args:    historyArgs,
 		new:     func() action { return new(historyFlags) },
 	}
 }
@@ -80,10 +82,16 @@ func (f *historyFlags) flags(fs *flagSet) {
 	fs.stringFlag(&f.db, "db", "DB", os.Getenv("ORTEL_HISTORY"),
 		"the history: a SQLite file, or a postgres:// URL (default: ORTEL_HISTORY)")
 	fs.stringFlag(&f.metric, "metric", "M", "p50", "metric: "+history.MetricNames()+" (default p50)")
+	var metrics []string
+	for _, m := range history.Metrics {
+		metrics = append(metrics, m.Name)
+	}
+	fs.choices("metric", metrics...)
 	fs.float64Flag(&f.pValue, "p-value", "P", history.DefaultPValue, "significance a change point must reach (default 0.001)")
 	fs.stringFlag(&f.minChange, "min-change", "C", "5%", "smallest change reported, e.g. 5% (default 5%)")
 	fs.intFlag(&f.minRuns, "min-runs", "N", history.DefaultMinRuns, "fewest runs on each side of a change (default 3)")
 	fs.stringFlag(&f.format, "format", "F", "text", "text (default), json, md (check), html (show)")
+	fs.choices("format", "text", "json", "md", "html")
 	fs.stringFlag(&f.file, "file", "PATH", "", "write the output there instead of stdout")
 	fs.stringFlag(&f.model, "model", "M", "", "check: only this model's series")
 	fs.intFlag(&f.recent, "recent", "N", history.DefaultRecent,
@@ -473,4 +481,21 @@ func historyPrometheus(ctx context.Context, e *env, f *historyFlags, pos []strin
 		return err
 	}
 	return f.render(e, format, series, nil)
+}
+
+// historyArgs completes history's arguments: the subcommand, then
+// report files for check and import.
+func historyArgs(before []string) completion {
+	if len(before) == 0 {
+		var subs []string
+		for s := range historySubcommands {
+			subs = append(subs, s)
+		}
+		slices.Sort(subs)
+		return completion{words: subs}
+	}
+	if before[0] == "check" || before[0] == "import" {
+		return completion{files: true}
+	}
+	return completion{}
 }

@@ -14,6 +14,7 @@
 //	ortel history SUBCOMMAND           every run remembered: trends, change points, CI gate
 //	ortel replay DIR|FILE...           send a spool or OTLP/JSON lines files to a collector
 //	ortel version                      print versions
+//	ortel completion bash|zsh|fish     print a shell completion script
 //
 // Run `ortel help COMMAND` for a command's flags and examples.
 //
@@ -58,6 +59,10 @@ type command struct {
 	// what it does. outro comes after them: environment, old spellings,
 	// examples.
 	intro, outro string
+	// args completes the positional arguments, given those before the
+	// one being typed (shell completion); noArgs for a command that takes
+	// none.
+	args func(before []string) completion
 	// new returns a fresh action: the command's flags and what it does.
 	new func() action
 }
@@ -192,7 +197,7 @@ func usage(err error) error {
 }
 
 func commands() []*command {
-	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), topCommand(), doctorCommand(), reportCommand(), compareCommand(), historyCommand(), replayCommand(), versionCommand()}
+	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), topCommand(), doctorCommand(), reportCommand(), compareCommand(), historyCommand(), replayCommand(), versionCommand(), completionCommand()}
 }
 
 func main() {
@@ -215,6 +220,9 @@ func run(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	name := args[0]
+	if name == completeCommand {
+		return runComplete(e, args[1:])
+	}
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
 		if len(args) > 1 {
 			if c := find(args[1]); c != nil {

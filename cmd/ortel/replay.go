@@ -53,6 +53,7 @@ func replayCommand() *command {
 		summary: "send a spool or any OTLP/JSON lines output to a collector, once per record",
 		intro:   replayIntro,
 		outro:   replayOutro,
+		args:    anyFile,
 		new:     func() action { return new(replayAction) },
 	}
 }

@@ -45,6 +45,7 @@ func reportCommand() *command {
 		summary: "render a saved run as text, JSON, Markdown, CSV or offline HTML",
 		intro:   reportIntro,
 		outro:   reportOutro,
+		args:    anyFile,
 		new:     func() action { return new(reportAction) },
 	}
 }
@@ -63,6 +64,8 @@ func (a *reportAction) flags(fs *flagSet) {
 	fs.deprecate("out", "--file FILE", false, func(v string) error { a.file = v; return nil })
 	fs.stringFlag(&a.table, "table", "T", report.CSVSummary,
 		"CSV table: summary (default), samples, op-types, nodes, findings")
+	fs.choices("format", "text", "json", "md", "csv", "html")
+	fs.choices("table", report.CSVTables()...)
 	fs.boolFlag(&a.reanalyze, "reanalyze", false, "recompute the analysis section")
 	a.analysis.register(fs)
 }

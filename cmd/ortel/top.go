@@ -41,7 +41,7 @@ Examples:
 
 func topCommand() *command {
 	return &command{name: "top", summary: "watch a live view (bench --ui, agent --ui) in the terminal",
-		intro: topIntro, outro: topOutro, new: func() action { return new(topAction) }}
+		intro: topIntro, outro: topOutro, args: noArgs, new: func() action { return new(topAction) }}
 }
 
 // topAction is one ortel top.

@@ -21,7 +21,8 @@ func versionCommand() *command {
 Prints ortel's version, the instrument package version, the Go version, and
 the ONNX Runtime library it finds (or why it finds none).
 `,
-		new: func() action { return versionAction{} },
+		args: noArgs,
+		new:  func() action { return versionAction{} },
 	}
 }
 
