@@ -146,3 +146,43 @@ func TestSideWords(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneFinalDuel: --tune ends with the best configuration against the
+// default one, interleaved A/B, its verdict in the sweep's report; with
+// --tune-duel 0 there is none.
+func TestTuneFinalDuel(t *testing.T) {
+	m := chainModel(t)
+	for _, c := range []struct {
+		duel string
+		want bool
+	}{{"2s", true}, {"0", false}} {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := ortel(t, "bench", m, "--tune", "--runs", "20", "--tune-opt-levels", "basic", "--tune-threads", "1",
+			"--tune-execution-modes", "sequential", "--tune-duel", c.duel, "--profile-runs", "0", "--no-hardware", "--out", out)
+		if code != 0 {
+			t.Fatalf("--tune-duel %s: exit %d\n%s\n%s", c.duel, code, stdout, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep report.Report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		d := rep.Tune.Duel
+		if (d != nil) != c.want {
+			t.Fatalf("--tune-duel %s: duel %v, want present %v", c.duel, d != nil, c.want)
+		}
+		if d == nil {
+			continue
+		}
+		if !strings.Contains(d.A.Description, "default configuration") || !strings.Contains(d.B.Description, "opt level basic, intra-op threads 1") ||
+			d.Pairs == 0 || d.Headline == "" {
+			t.Errorf("duel A %q, B %q, %d pairs, headline %q", d.A.Description, d.B.Description, d.Pairs, d.Headline)
+		}
+		if !strings.Contains(stdout, "final duel") || !strings.Contains(stdout, d.Headline) {
+			t.Errorf("the printed report lacks the duel:\n%s", stdout)
+		}
+	}
+}

@@ -201,12 +201,12 @@ func abProcedure(ab *AB) string {
 }
 
 // writeABText renders the A/B section of the whole text report.
-func writeABText(w io.Writer, p *printer, ab *AB) {
+func writeABText(w io.Writer, p *printer, ab *AB, title string) {
 	if ab == nil {
 		return
 	}
 	p.f("\n")
-	p.f("A/B comparison (threshold ±%g%%)\n", 100*ab.Threshold)
+	p.f("%s (threshold ±%g%%)\n", title, 100*ab.Threshold)
 	p.f("  %s\n", ab.Headline)
 	p.f("  A  %s\n", ab.A.Description)
 	p.f("  B  %s\n", ab.B.Description)
@@ -220,11 +220,11 @@ func writeABText(w io.Writer, p *printer, ab *AB) {
 }
 
 // writeABMarkdown renders the A/B section in Markdown.
-func writeABMarkdown(p *printer, ab *AB) {
+func writeABMarkdown(p *printer, ab *AB, title string) {
 	if ab == nil {
 		return
 	}
-	p.f("## A/B comparison\n\n**%s**\n\n", mdEsc(ab.Headline))
+	p.f("## %s\n\n**%s**\n\n", title, mdEsc(ab.Headline))
 	p.f("- A: %s\n- B: %s\n\n", mdEsc(ab.A.Description), mdEsc(ab.B.Description))
 	p.f("| statistic | A | B | B/A − 1 [%g%% interval] | verdict |\n|---|---:|---:|---:|---|\n", 100*ab.LookConfidence)
 	for _, s := range ab.Stats {

@@ -68,9 +68,9 @@ func WriteText(w io.Writer, r *Report) error {
 	writeLoadText(w, p, r)
 	writeTuneText(w, p, r.Tune)
 	if r.Tune != nil {
-		writeABText(w, p, r.Tune.Duel)
+		writeABText(w, p, r.Tune.Duel, "Tuning sweep: final duel, best (B) vs default configuration (A)")
 	}
-	writeABText(w, p, r.AB)
+	writeABText(w, p, r.AB, "A/B comparison")
 	writeHardwareText(p, r.Hardware)
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
