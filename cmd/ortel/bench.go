@@ -59,6 +59,8 @@ Examples:
   ortel bench --scenario concurrent --concurrency 4 --sessions per-worker --threads 1 model.onnx
   ortel bench --batch 1,2,4,8,16 --warmup auto model.onnx
   ortel bench --tune --runs 30 --shape x=1,3,640,640 paddleocr-det
+  ortel bench paddleocr-det --ab opt-level=basic --ab opt-level=all
+  ortel bench silero-vad --ab threads=1 --ab threads=2 --fail-on-regression
   ortel bench --generate 64 --prompt-tokens 128 decoder.onnx
   ortel bench --generate 32 --prompt-tokens 4 moonshine-tiny
   ortel bench --shape input=1,512 --shape state=2,1,128 --value sr=16000 silero_vad.onnx
@@ -89,6 +91,7 @@ type benchAction struct {
 	shapes, values                   listFlag
 	sessionConfig, providerOptions   listFlag
 	tune                             tuneFlags
+	ab                               abFlags
 	profileOnDemand                  int
 	runSpans                         bool
 	history, format                  string
@@ -104,6 +107,7 @@ func (a *benchAction) flags(fs *flagSet) {
 	a.measureFlags(fs)
 	a.sessionFlags(fs)
 	a.tune.register(fs)
+	a.ab.register(fs)
 	a.loadFlags(fs)
 	a.inputFlags(fs)
 	a.resultFlags(fs)
@@ -351,6 +355,12 @@ func (a *benchAction) parseSession(s *bench.SessionOptions) error {
 }
 
 func (a *benchAction) run(ctx context.Context, e *env, pos []string) error {
+	if err := a.checkABFlags(); err != nil {
+		return err
+	}
+	if len(a.ab.sides) > 0 {
+		return a.runAB(ctx, e, pos)
+	}
 	if len(pos) != 1 {
 		return usagef("want exactly one MODEL, got %d arguments", len(pos))
 	}
@@ -595,14 +605,25 @@ func (a *benchAction) finish(ctx context.Context, e *env, h *harness, rep *repor
 	// stdout, and the exit says why the file is missing.
 	reportPath := filepath.Join(out, "report.json")
 	reportErr := errors.Join(rep.Write(reportPath), writeRenderedReports(rep, out))
-	if a.format == "json" {
+	switch {
+	case a.format == "json":
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", b)
-	} else if err := a.printReport(e, rep, out, reportErr); err != nil {
-		return err
+	case rep.AB != nil && !a.verbose:
+		if err := printAB(e, rep, out, reportErr); err != nil {
+			return err
+		}
+	default:
+		if err := a.printReport(e, rep, out, reportErr); err != nil {
+			return err
+		}
 	}
-	if err := recordHistory(ctx, e, a.history, rep); err != nil {
-		return err
+	// An A/B comparison is not one run of one configuration: the history
+	// does not record it.
+	if rep.AB == nil {
+		if err := recordHistory(ctx, e, a.history, rep); err != nil {
+			return err
+		}
 	}
 	h.ui.hold(ctx, e, "bench", rep)
 	return errors.Join(reportErr, h.outcome())

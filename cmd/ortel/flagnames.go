@@ -24,6 +24,8 @@ var engineFlags = map[string]map[string]string{
 		"Tune": "--tune", "Tune.Rounds": "--tune-rounds", "Tune.Threads": "--tune-threads",
 		"Tune.OptLevels": "--tune-opt-levels", "Tune.ExecutionModes": "--tune-execution-modes",
 		"ProfileRuns": "--profile-runs",
+		"AB":          "--ab", "AB.Threshold": "--ab-threshold", "AB.MaxTime": "--duration",
+		"AB.Looks": "", "AB.BlockRuns": "", "AB.Confidence": "", // no flag: the defaults
 	},
 	"history": {
 		"Metric": "--metric", "Recent": "--recent",

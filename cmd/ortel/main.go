@@ -103,6 +103,9 @@ func (c *command) exec(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	noteDeprecated(e, c.name, fs.FlagSet)
+	if r, ok := a.(interface{ setArgs([]string) }); ok {
+		r.setArgs(args) // bench --ab parses its sides from the command line
+	}
 	return a.run(ctx, e, pos)
 }
 

@@ -1,14 +1,20 @@
 package main
 
 import (
+	"time"
+
 	"github.com/ortel-dev/ortel/internal/bench"
 )
+
+// defaultTuneDuel caps --tune's final duel.
+const defaultTuneDuel = 10 * time.Second
 
 // tuneFlags are bench's --tune flags.
 type tuneFlags struct {
 	on                        bool
 	optLevels, threads, modes string
 	rounds                    int
+	duel                      time.Duration
 }
 
 func (f *tuneFlags) register(fs *flagSet) {
@@ -26,6 +32,9 @@ func (f *tuneFlags) register(fs *flagSet) {
 		"execution modes the sweep tries (default sequential,parallel)")
 	fs.intFlag(&f.rounds, "tune-rounds", "N", bench.DefaultTuneRounds,
 		"rounds the sweep splits each configuration's runs into (default 5)")
+	fs.durationFlag(&f.duel, "tune-duel", "D", defaultTuneDuel,
+		"cap of the final duel: the best configuration against the default one, interleaved as in --ab, until the p50 and p90 "+
+			"intervals settle against ±2% (default 10s; 0 skips it)")
 }
 
 // parse returns the sweep the flags ask for, nil without --tune; model is
@@ -33,12 +42,15 @@ func (f *tuneFlags) register(fs *flagSet) {
 // What a sweep combines with is bench.Config.Validate's.
 func (f *tuneFlags) parse(model string) (*bench.Tune, error) {
 	if !f.on {
-		if f.optLevels != "" || f.threads != "" || f.modes != "" || f.rounds != bench.DefaultTuneRounds {
-			return nil, usagef("--tune-opt-levels, --tune-threads, --tune-execution-modes and --tune-rounds apply to --tune")
+		if f.optLevels != "" || f.threads != "" || f.modes != "" || f.rounds != bench.DefaultTuneRounds || f.duel != defaultTuneDuel {
+			return nil, usagef("--tune-opt-levels, --tune-threads, --tune-execution-modes --tune-rounds and --tune-duel apply to --tune")
 		}
 		return nil, nil
 	}
-	t := &bench.Tune{Rounds: f.rounds, Model: model}
+	if f.duel < 0 {
+		return nil, usagef("--tune-duel must not be negative (got %s)", f.duel)
+	}
+	t := &bench.Tune{Rounds: f.rounds, Model: model, Duel: f.duel}
 	var err error
 	if t.OptLevels, err = bench.ParseTuneList("Tune.OptLevels", f.optLevels, bench.ParseOptLevel); err != nil {
 		return nil, usage(err)

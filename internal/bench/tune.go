@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -44,6 +45,11 @@ type Tune struct {
 	// Model is the model as the user named it, for the reproducing command
 	// line (default Config.ModelPath).
 	Model string
+	// Duel, when more than 0, caps the final duel: the best configuration
+	// (B) against the default one (A, the Config as given), interleaved
+	// A/B as in bench --ab (see AB), its verdict in the sweep's report.
+	// 0: no duel.
+	Duel time.Duration
 
 	skipped []string // providers left out of the default sweep, and why
 }
@@ -362,6 +368,11 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 	}
 	best := bestEntry(entries, tr.Rows[tr.Best].Label)
 	tr.Command = tr.Rows[tr.Best].Command
+	if t.Duel > 0 {
+		if tr.Duel, err = b.tuneDuel(ctx, best); err != nil {
+			return nil, err
+		}
+	}
 	// The report's own sections describe the best configuration.
 	bc := best.cfg.apply(*cfg)
 	rep.Config.IntraOpThreads = bc.IntraOpThreads
@@ -487,4 +498,50 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// tuneDuel runs the sweep's final duel: the default configuration (the
+// Config as given, on a session of its own, side A) against the best (its
+// warm session, side B), interleaved A/B for at most Tune.Duel. Nil when
+// the best is the default configuration.
+func (b *bench) tuneDuel(ctx context.Context, best *tuneEntry) (*report.AB, error) {
+	cfg := b.cfg
+	def := *cfg
+	def.Tune, def.ProfileRuns = nil, 0
+	bc := best.cfg.apply(*cfg)
+	if def.IntraOpThreads == bc.IntraOpThreads && orDefault(def.Session.OptLevel, "all") == bc.Session.OptLevel &&
+		orDefault(def.Session.ExecutionMode, "sequential") == bc.Session.ExecutionMode && len(bc.Session.Providers) == 0 {
+		return nil, nil
+	}
+	cfg.progress("tuning sweep: final duel, the best (%s) against the default configuration, at most %s", best.row.Label, units.Duration(cfg.Tune.Duel.Seconds()))
+	a := &abSide{label: "A"}
+	defer a.close()
+	if err := a.open(ctx, &def); err != nil {
+		return nil, fmt.Errorf("final duel: the default configuration: %w", err)
+	}
+	slowest := max(a.b.warmMed, best.row.Latency.P50, 1e-6)
+	plan := abPlan{
+		blockRuns: min(max(int(math.Round(DefaultABBlockTime.Seconds()/slowest)), MinABBlockRuns), MaxABBlockRuns),
+		maxTime:   cfg.Tune.Duel, looks: DefaultABLooks, threshold: DefaultABThreshold,
+		conf: 1 - (1-stats.DefaultConfidence)/DefaultABLooks, resamples: DefaultABResamples, seed: cfg.Seed,
+		progress: cfg.progress,
+	}
+	res, err := abLoop(ctx, [2]func(context.Context) error{a.wl.run, best.wl.run}, plan)
+	if err != nil {
+		return nil, fmt.Errorf("final duel: %w", err)
+	}
+	res.Confidence = stats.DefaultConfidence
+	res.A = a.report(def, nil, res, "A")
+	res.A.Description = "default configuration: " + res.A.Description
+	res.B = report.ABSide{Label: "B", Description: "best of the sweep: " + describeSide(bc), ModelPath: cfg.ModelPath,
+		Runs: len(res.sideLatencies[1]), FirstRunS: best.row.FirstRunS, Errors: res.sideErrors[1]}
+	res.Headline = abHeadline(res)
+	return res.AB, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -50,6 +50,10 @@ var htmlTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"inc":      func(i int) int { return i + 1 },
 
 	"shareBasis": ShareBasis,
+	// A/B (ab.go)
+	"abview":  func(id, title string, ab *AB) abView { return abView{ID: id, Title: title, AB: ab} },
+	"abstat":  ABStatText,
+	"abvalue": abValue,
 }).ParseFS(htmlFS, "html/report.html.tmpl", "html/generation.html.tmpl"))
 
 // htmlView is what the template sees.
@@ -59,6 +63,12 @@ type htmlView struct {
 	CSS  template.CSS
 	JS   template.JS
 	KPIs []kpi
+}
+
+// abView is an A/B section as the template's "ab" block sees it.
+type abView struct {
+	ID, Title string
+	AB        *AB
 }
 
 type kpi struct{ Label, Value string }

@@ -74,6 +74,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		writeGenerationMarkdown(p, g)
 	}
 	writeTuneMarkdown(p, r.Tune)
+	if r.Tune != nil {
+		writeABMarkdown(p, r.Tune.Duel, "Tuning sweep: final duel, best (B) vs default configuration (A)")
+	}
+	writeABMarkdown(p, r.AB, "A/B comparison")
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
 		p.f("## Operators\n\n%s (a separate pass), %d nodes per run", Plural(o.ProfiledRuns, "profiled run"), o.Nodes)

@@ -40,6 +40,8 @@ type Report struct {
 	Generation *Generation `json:"generation,omitempty"`
 	// Tune is the tuning sweep of bench --tune (tune.go).
 	Tune *Tune `json:"tune,omitempty"`
+	// AB is the interleaved A/B comparison of bench --ab (ab.go).
+	AB *AB `json:"ab,omitempty"`
 	// Hardware readings during the measured phase (hardware.go).
 	Hardware *Hardware `json:"hardware,omitempty"`
 	// Analysis: roofline, findings, energy efficiency (analysis.go).

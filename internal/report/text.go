@@ -67,6 +67,10 @@ func WriteText(w io.Writer, r *Report) error {
 	p.f("  %.1f runs/s, %.1f items/s over %s\n", r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Throughput.WallS))
 	writeLoadText(w, p, r)
 	writeTuneText(w, p, r.Tune)
+	if r.Tune != nil {
+		writeABText(w, p, r.Tune.Duel, "Tuning sweep: final duel, best (B) vs default configuration (A)")
+	}
+	writeABText(w, p, r.AB, "A/B comparison")
 	writeHardwareText(p, r.Hardware)
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {

@@ -32,6 +32,10 @@ type Tune struct {
 	// Command is the ortel bench command line that reproduces the best
 	// configuration.
 	Command string `json:"command,omitempty"`
+	// Duel is the final interleaved A/B of the best configuration (B)
+	// against the default configuration (A), absent when the sweep ranked
+	// none or the best is the default.
+	Duel *AB `json:"duel,omitempty"`
 }
 
 // TuneRow is one configuration of a tuning sweep.

@@ -1,0 +1,545 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
+)
+
+// AB asks for an interleaved A/B comparison (bench --ab): two models, or
+// one model under two configurations, each on a session of its own with
+// its own warm-up, measured in one process in blocks of runs; every pair
+// of blocks (one A, one B) runs in a random order. The result is the
+// ratio B/A of p50, p90, p99, throughput and CPU per run with intervals
+// from the paired design (see ABMethod), and a verdict against ±Threshold.
+//
+// Both sides run in this process, so they share its ONNX Runtime library:
+// two ONNX Runtime versions cannot be compared by one A/B (the library is
+// loaded once per process).
+type AB struct {
+	// A and B are the two sides' configurations: model, inputs, session
+	// options, threads, warm-up. Their measurement extent (Runs,
+	// Duration, Auto), scenario, profiling pass, tuning and generation
+	// are not used; a side asking for those is refused by Validate.
+	A, B Config
+	// ArgsA and ArgsB are the options that made each side, as given, for
+	// the report.
+	ArgsA, ArgsB []string
+	// Threshold is the relative change that counts (default
+	// DefaultABThreshold, 2%).
+	Threshold float64
+	// MaxTime caps the measurement (default DefaultABMaxTime); looks happen
+	// at Looks equal fractions of it (default DefaultABLooks).
+	MaxTime time.Duration
+	Looks   int
+	// BlockRuns is the runs in each block; 0 chooses it from the slower
+	// side's warm-up median (about DefaultABBlockTime a block).
+	BlockRuns int
+	// Confidence is the overall confidence (default 0.95).
+	Confidence float64
+	// Resamples is the bootstrap resamples per look (default
+	// DefaultABResamples).
+	Resamples int
+	Seed      uint64
+	// Judge, when set, judges each block by what the machine did during
+	// it (an interference monitor); a pair with a disturbed block is left
+	// out of the analysis and listed in the report.
+	Judge BlockJudge
+	// Progress, when set, receives one line per phase and look.
+	Progress io.Writer
+}
+
+// BlockJudge judges a measured block by what the machine did between
+// start and end: disturbed or not, and why.
+type BlockJudge func(start, end time.Time) (disturbed bool, reasons []string)
+
+// Defaults and bounds of an A/B comparison.
+const (
+	DefaultABMaxTime   = 60 * time.Second
+	DefaultABBlockTime = 250 * time.Millisecond
+	MinABBlockRuns     = 5
+	MaxABBlockRuns     = 200
+	MaxABLooks         = 20
+)
+
+func (ab *AB) defaults() {
+	if ab.Threshold == 0 {
+		ab.Threshold = DefaultABThreshold
+	}
+	if ab.MaxTime == 0 {
+		ab.MaxTime = DefaultABMaxTime
+	}
+	if ab.Looks == 0 {
+		ab.Looks = DefaultABLooks
+	}
+	if ab.Confidence == 0 {
+		ab.Confidence = stats.DefaultConfidence
+	}
+	if ab.Resamples == 0 {
+		ab.Resamples = DefaultABResamples
+	}
+	for _, c := range []*Config{&ab.A, &ab.B} {
+		c.Auto, c.Runs, c.Duration, c.ProfileRuns = nil, 1, 0, 0
+		c.defaults()
+	}
+}
+
+// Validate checks the comparison's own settings and each side's Config.
+func (ab AB) Validate() error {
+	switch {
+	case ab.Threshold < 0 || ab.Threshold >= 1:
+		return invalid("{AB.Threshold} must be between 0%% and 100%% (got %g%%)", 100*ab.Threshold)
+	case ab.MaxTime < 0:
+		return invalid("{AB.MaxTime} must not be negative (got %s)", ab.MaxTime)
+	case ab.Looks < 0 || ab.Looks > MaxABLooks:
+		return invalid("{AB.Looks} must be 1 to %d (got %d)", MaxABLooks, ab.Looks)
+	case ab.BlockRuns < 0 || ab.BlockRuns > MaxABBlockRuns:
+		return invalid("{AB.BlockRuns} must be 1 to %d (got %d)", MaxABBlockRuns, ab.BlockRuns)
+	case ab.Confidence < 0 || ab.Confidence >= 1:
+		return invalid("{AB.Confidence} must be between 0 and 1 (got %g)", ab.Confidence)
+	}
+	for _, s := range []struct {
+		name string
+		c    Config
+	}{{"A", ab.A}, {"B", ab.B}} {
+		c := s.c
+		what := ""
+		switch {
+		case c.ModelPath == "":
+			return invalid("{AB}: side %s names no model", s.name)
+		case c.Tune != nil:
+			what = "a tuning sweep (--tune)"
+		case c.Generate > 0:
+			what = "generation (--generate)"
+		case len(c.Batches) > 1:
+			what = "a batch sweep"
+		case c.Scenario != "" && c.Scenario != SingleStream:
+			what = "the " + string(c.Scenario) + " scenario"
+		case c.SLA != nil:
+			what = "an SLA (--sla)"
+		case c.Concurrency > 1:
+			what = "several workers (--concurrency)"
+		case c.Session.SaveOptimized != "":
+			what = "saving the optimized model (--save-optimized)"
+		}
+		if what != "" {
+			return invalid("{AB}: side %s asks for %s, which an A/B comparison does not measure: it compares single-stream latency", s.name, what)
+		}
+	}
+	return nil
+}
+
+// abSide is one side in progress: its bench (session, inputs) and its
+// workload.
+type abSide struct {
+	label  string
+	b      *bench
+	inputs *Inputs
+	wl     *workload
+}
+
+func (s *abSide) close() error {
+	if s.wl != nil {
+		s.wl.destroyOutputs()
+	}
+	var err error
+	if s.b != nil {
+		err = s.b.closeSessions()
+	}
+	if s.inputs != nil {
+		s.inputs.Destroy()
+	}
+	return err
+}
+
+// RunAB runs the comparison and returns its report: the A/B section, and
+// side A's model and latency for the report's other sections. ONNX Runtime
+// must be initialized.
+func RunAB(ctx context.Context, ab AB) (*report.Report, error) {
+	ab.defaults()
+	if err := ab.Validate(); err != nil {
+		return nil, err
+	}
+	for _, c := range []Config{ab.A, ab.B} {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	a, b := &abSide{label: "A"}, &abSide{label: "B"}
+	defer a.close()
+	defer b.close()
+	progress := func(format string, args ...any) {
+		if ab.Progress != nil {
+			fmt.Fprintf(ab.Progress, format+"\n", args...)
+		}
+	}
+	for _, s := range []struct {
+		side *abSide
+		cfg  *Config
+	}{{a, &ab.A}, {b, &ab.B}} {
+		progress("A/B side %s: %s", s.side.label, describeSide(*s.cfg))
+		if err := s.side.open(ctx, s.cfg); err != nil {
+			return nil, fmt.Errorf("A/B side %s: %w", s.side.label, err)
+		}
+	}
+	blockRuns := ab.BlockRuns
+	if blockRuns == 0 {
+		slowest := max(a.b.warmMed, b.b.warmMed, 1e-6)
+		blockRuns = min(max(int(math.Round(DefaultABBlockTime.Seconds()/slowest)), MinABBlockRuns), MaxABBlockRuns)
+	}
+	plan := abPlan{
+		blockRuns: blockRuns, maxTime: ab.MaxTime, looks: ab.Looks, threshold: ab.Threshold,
+		conf: 1 - (1-ab.Confidence)/float64(ab.Looks), resamples: ab.Resamples, seed: ab.Seed,
+		judge: ab.Judge, progress: progress,
+	}
+	progress("A/B: blocks of %d runs in shuffled pairs, looks at every %s of at most %s, threshold ±%g%%",
+		blockRuns, units.Duration((ab.MaxTime / time.Duration(ab.Looks)).Seconds()), units.Duration(ab.MaxTime.Seconds()), 100*ab.Threshold)
+	res, err := abLoop(ctx, [2]func(context.Context) error{a.wl.run, b.wl.run}, plan)
+	if err != nil {
+		return nil, err
+	}
+	res.Confidence = ab.Confidence
+	res.A = a.report(ab.A, ab.ArgsA, res, "A")
+	res.B = b.report(ab.B, ab.ArgsB, res, "B")
+	res.Headline = abHeadline(res)
+	rep := a.b.rep
+	rep.AB = res.AB
+	if lat := res.sideLatencies[0]; len(lat) > 0 {
+		rep.Latency = report.Latency{Summary: stats.Summarize(lat), Errors: res.A.Errors}
+		rep.Throughput = report.Throughput{RunsPerS: res.sideRate[0], ItemsPerS: res.sideRate[0] * float64(ab.A.Batch), WallS: res.WallS}
+	}
+	rep.Config.Runs = res.A.Runs
+	rep.Verdict = res.Headline
+	rep.Notes = append(rep.Notes, "A/B comparison: the latency and throughput sections are side A's runs in the analysed blocks; the A/B section compares both sides (no operator-profiling pass)")
+	return rep, nil
+}
+
+// open creates the side's bench, inputs and session, runs its first run
+// and its warm-up.
+func (s *abSide) open(ctx context.Context, cfg *Config) error {
+	m, err := describeModel(cfg.ModelPath)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Session.checkAvailable(); err != nil {
+		return err
+	}
+	rep := &report.Report{
+		SchemaVersion: report.SchemaVersion, CreatedAt: time.Now().UTC(), Host: hostInfo(),
+		Runtime: report.Runtime{ORTVersion: ort.GetVersion(), Providers: cfg.Session.runtimeProviders()},
+		Config: report.Config{
+			Warmup: cfg.Warmup, IntraOpThreads: cfg.IntraOpThreads, InterOpThreads: cfg.InterOpThreads,
+			Batch: cfg.Batch, Seed: cfg.Seed, Session: cfg.Session.record(),
+		},
+		Model: m.report,
+	}
+	if cfg.ModelName != "" {
+		rep.Model.Name = cfg.ModelName
+	}
+	s.b = &bench{cfg: cfg, rep: rep, model: m, ops: newOpCollector()}
+	s.b.met = newMetrics(cfg.MeterProvider, rep.Model.Name, SingleStream)
+	tp := cfg.TracerProvider
+	if cfg.ProfiledRunSpansOnly && tp != nil {
+		tp = profiledOnly{next: tp, runSpan: "run " + rep.Model.Name}
+	}
+	s.b.iopts = []instrument.Option{
+		instrument.WithModelName(rep.Model.Name),
+		instrument.WithTracerProvider(tp),
+		instrument.WithMeterProvider(cfg.MeterProvider),
+	}
+	if s.inputs, err = s.b.synthesize(cfg.Shapes); err != nil {
+		return err
+	}
+	if err := s.b.openSessions(ctx, s.inputs.Names); err != nil {
+		return err
+	}
+	s.wl = &workload{sess: s.b.sessions[0], inputs: s.inputs.Values, outputs: make([]ort.Value, len(s.b.outNames))}
+	return s.b.coldAndWarm(ctx, []*workload{s.wl})
+}
+
+// report is the side's account in the A/B section.
+func (s *abSide) report(cfg Config, args []string, res *abResult, label string) report.ABSide {
+	i := 0
+	if label == "B" {
+		i = 1
+	}
+	return report.ABSide{
+		Label: label, Args: args, Description: describeSide(cfg), ModelPath: cfg.ModelPath,
+		Runs: len(res.sideLatencies[i]), WarmupRuns: s.b.rep.Warmup.Runs, FirstRunS: s.b.rep.Session.FirstRunS,
+		Errors: res.sideErrors[i],
+	}
+}
+
+// describeSide names a side's configuration in plain words.
+func describeSide(c Config) string {
+	parts := []string{instrument.ModelName(c.ModelPath)}
+	if c.ModelName != "" {
+		parts[0] = c.ModelName
+	}
+	opt := c.Session.OptLevel
+	if opt == "" {
+		opt = "all (default)"
+	}
+	parts = append(parts, "opt level "+opt)
+	threads := "ORT default"
+	if c.IntraOpThreads > 0 {
+		threads = strconv.Itoa(c.IntraOpThreads)
+	}
+	parts = append(parts, "intra-op threads "+threads)
+	if c.InterOpThreads > 0 {
+		parts = append(parts, fmt.Sprintf("inter-op threads %d", c.InterOpThreads))
+	}
+	if c.Session.ExecutionMode != "" {
+		parts = append(parts, c.Session.ExecutionMode)
+	}
+	for _, p := range c.Session.Providers {
+		parts = append(parts, p.Name)
+	}
+	keys := make([]string, 0, len(c.Session.Config))
+	for k := range c.Session.Config {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		parts = append(parts, k+"="+c.Session.Config[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// abPlan is how abLoop measures and when it looks.
+type abPlan struct {
+	blockRuns int
+	maxTime   time.Duration
+	looks     int
+	threshold float64
+	conf      float64 // per look
+	resamples int
+	seed      uint64
+	judge     BlockJudge
+	progress  func(format string, args ...any)
+}
+
+// abResult is the A/B section with what RunAB needs besides.
+type abResult struct {
+	*report.AB
+	sideLatencies [2][]float64 // analysed runs per side
+	sideRate      [2]float64   // runs per second over the analysed blocks
+	sideErrors    [2]int
+}
+
+// cpuSeconds is the process's user and system CPU time so far, or -1.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return -1
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
+// abRunBlock runs one block of n runs of run.
+func abRunBlock(ctx context.Context, run func(context.Context) error, n int) (abBlock, int, time.Time, time.Time, error) {
+	blk := abBlock{lat: make([]float64, 0, n)}
+	errs := 0
+	cpu0 := cpuSeconds()
+	start := time.Now()
+	for k := 0; k < n; k++ {
+		t := time.Now()
+		err := run(ctx)
+		d := time.Since(t).Seconds()
+		if ctx.Err() != nil {
+			return blk, errs, start, time.Now(), ctx.Err()
+		}
+		if err != nil {
+			errs++
+			continue
+		}
+		blk.lat = append(blk.lat, d)
+	}
+	end := time.Now()
+	blk.wall = end.Sub(start).Seconds()
+	blk.cpu = -1
+	if cpu1 := cpuSeconds(); cpu0 >= 0 && cpu1 >= 0 {
+		blk.cpu = cpu1 - cpu0
+	}
+	blk.runs = len(blk.lat)
+	slices.Sort(blk.lat)
+	if blk.runs == 0 {
+		return blk, errs, start, end, fmt.Errorf("every run of a block failed")
+	}
+	return blk, errs, start, end, nil
+}
+
+// abLoop measures pairs of blocks of the two runners, A (run[0]) and B
+// (run[1]), in a random order per pair, looks at plan.looks equal
+// fractions of plan.maxTime, and stops at the first look where every
+// headline statistic is decided, or at the cap.
+func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan) (*abResult, error) {
+	if plan.progress == nil {
+		plan.progress = func(string, ...any) {}
+	}
+	rng := rand.New(rand.NewPCG(plan.seed, 0x6162))
+	boot := rand.New(rand.NewPCG(plan.seed, 0x626f6f74))
+	res := &abResult{AB: &report.AB{
+		Threshold: plan.threshold, LookConfidence: plan.conf, Looks: plan.looks, MaxS: plan.maxTime.Seconds(),
+		BlockRuns: plan.blockRuns, Method: ABMethod, Interference: "not judged: no interference monitor in this build",
+		LoadAvgStart: loadAvg(),
+	}}
+	if plan.judge != nil {
+		res.Interference = "each block judged; a pair with a disturbed block is left out"
+	}
+	var pairs []abPair
+	origin := time.Now()
+	var analysing time.Duration
+	look := 1
+	for pair := 0; ; pair++ {
+		order := [2]int{0, 1}
+		if rng.IntN(2) == 1 {
+			order = [2]int{1, 0}
+		}
+		var p abPair
+		disturbed := false
+		for pos, side := range order {
+			blk, errs, start, end, err := abRunBlock(ctx, run[side], plan.blockRuns)
+			if err != nil {
+				return nil, fmt.Errorf("A/B side %s, block %d: %w", "AB"[side:side+1], pair+1, err)
+			}
+			rb := report.ABBlock{
+				Pair: pair + 1, Side: "AB"[side : side+1], Order: pos, StartS: start.Sub(origin).Seconds(),
+				WallS: blk.wall, Runs: blk.runs, Errors: errs, P50S: stats.QuantileSorted(blk.lat, 0.5), CPUS: max(blk.cpu, 0),
+			}
+			if plan.judge != nil {
+				rb.Disturbed, rb.Reasons = plan.judge(start, end)
+				disturbed = disturbed || rb.Disturbed
+			}
+			res.Blocks = append(res.Blocks, rb)
+			res.sideErrors[side] += errs
+			if side == 0 {
+				p.a = blk
+			} else {
+				p.b = blk
+			}
+		}
+		if disturbed {
+			res.PairsExcluded++
+		} else {
+			pairs = append(pairs, p)
+		}
+		// The schedule runs on measuring time: the looks' own analysis
+		// does not eat the cap.
+		elapsed := time.Since(origin) - analysing
+		due := time.Duration(float64(plan.maxTime) * float64(look) / float64(plan.looks))
+		if elapsed < due {
+			continue
+		}
+		// A look: at the cap (the last), or earlier when settled.
+		t0 := time.Now()
+		res.Stats = abAnalyze(pairs, plan.conf, plan.threshold, plan.resamples, boot)
+		analysing += time.Since(t0)
+		res.LooksTaken = look
+		settled := len(pairs) >= MinABPairs && abSettled(res.Stats)
+		plan.progress("A/B look %d of %d at %s: %d pairs, p50 B/A %s", look, plan.looks, units.Duration(elapsed.Seconds()), len(pairs), statText(res.Stats, "p50"))
+		if settled || look >= plan.looks {
+			res.StoppedBy = "cap"
+			if settled {
+				res.StoppedBy = "settled"
+			}
+			res.WallS = time.Since(origin).Seconds()
+			break
+		}
+		// Looks whose time passed during a long block are not taken twice.
+		for look < plan.looks && time.Duration(float64(plan.maxTime)*float64(look)/float64(plan.looks)) <= elapsed {
+			look++
+		}
+	}
+	res.Pairs = len(pairs)
+	res.LoadAvgEnd = loadAvg()
+	res.Verdict = "undecided"
+	if s, ok := res.Stat("p50"); ok && len(pairs) >= MinABPairs {
+		res.Verdict = s.Verdict
+	}
+	var wall [2]float64
+	for _, p := range pairs {
+		res.sideLatencies[0] = append(res.sideLatencies[0], p.a.lat...)
+		res.sideLatencies[1] = append(res.sideLatencies[1], p.b.lat...)
+		wall[0] += p.a.wall
+		wall[1] += p.b.wall
+	}
+	for i := range wall {
+		if wall[i] > 0 {
+			res.sideRate[i] = float64(len(res.sideLatencies[i])) / wall[i]
+		}
+	}
+	if len(pairs) < MinABPairs {
+		res.Notes = append(res.Notes, fmt.Sprintf("only %d pairs of blocks were measured (%d needed for an interval): give it a longer cap (--duration)", len(pairs), MinABPairs))
+	}
+	return res, nil
+}
+
+func statText(st []report.ABStat, name string) string {
+	for _, s := range st {
+		if s.Name == name {
+			return report.ABStatText(s)
+		}
+	}
+	return "-"
+}
+
+// abHeadline is the verdict in one sentence.
+func abHeadline(r *abResult) string {
+	s, ok := r.Stat("p50")
+	if !ok || !s.Bounded {
+		return fmt.Sprintf("Undecided: too few pairs of blocks for an interval (%d, %d needed)", r.Pairs, MinABPairs)
+	}
+	iv := fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*(*s.Lower-1), 100*(*s.Upper-1))
+	change := 100 * math.Abs(s.Ratio-1)
+	h := ""
+	switch s.Verdict {
+	case "faster":
+		h = fmt.Sprintf("B is faster by %.1f%% at p50 %s", change, iv)
+	case "slower":
+		h = fmt.Sprintf("B is slower by %.1f%% at p50 %s", change, iv)
+	case "no_difference":
+		h = fmt.Sprintf("No difference within ±%g%% at p50: B/A %+.1f%% %s", 100*r.Threshold, 100*(s.Ratio-1), iv)
+	default:
+		h = fmt.Sprintf("Undecided at the %s cap: p50 B/A %+.1f%% %s is not clear of ±%g%%", units.Duration(r.MaxS), 100*(s.Ratio-1), iv, 100*r.Threshold)
+	}
+	if p90, ok := r.Stat("p90"); ok && p90.Bounded && p90.Verdict != s.Verdict && p90.Verdict != "undecided" {
+		h += fmt.Sprintf("; at p90 %s (%s)", strings.ReplaceAll(p90.Verdict, "_", " "), report.ABStatText(p90))
+	}
+	return h
+}
+
+// loadAvg reads the 1, 5 and 15 minute load averages, or nil.
+func loadAvg() []float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return nil
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return nil
+	}
+	out := make([]float64, 3)
+	for i := range out {
+		if out[i], err = strconv.ParseFloat(f[i], 64); err != nil {
+			return nil
+		}
+	}
+	return out
+}
