@@ -31,7 +31,10 @@ var checks = map[string]func(fd *report.Finding, bench string) string{
 	"cpu-fallback":       func(*report.Finding, string) string { return "ortel doctor" },
 	"partial-offload":    func(*report.Finding, string) string { return "ortel doctor" },
 	"thermal-throttling": func(*report.Finding, string) string { return "ortel doctor" },
-	"control-flow":       variant,
+	"qdq-pairs": func(_ *report.Finding, bench string) string {
+		return bench + " --session-config " + qdqCleanupKey + "=1"
+	},
+	"control-flow": variant,
 	// With the model's path and heads: setChecks prefixes the fusion.
 	"unfused-attention":      variant,
 	"compute-far-below-peak": func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },

@@ -123,6 +123,7 @@ func Rules() []Rule {
 		{"memcpy-transitions", fmt.Sprintf("Memcpy nodes copy tensors between providers (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*MemcpyMediumShare, 100*MemcpyHighShare), ruleMemcpy},
 		{"thread-imbalance", fmt.Sprintf("nodes whose busiest intra-op thread ran ≥ %.1f× the mean take ≥ %.0f%% of operator time", ImbalanceRatio, 100*ImbalanceShare), ruleImbalance},
 		{"control-flow", fmt.Sprintf("If, Loop or Scan nodes take ≥ %.0f%% of operator time themselves, or ≥ %.0f%% with their subgraphs' nodes (high at ≥ %.0f%% of their own): names the op types and nodes inside and the control-flow nodes' own time", 100*ControlFlowOwnShare, 100*DominantShare, 100*ControlFlowHighShare), ruleControlFlow},
+		{"qdq-pairs", fmt.Sprintf("QuantizeLinear → DequantizeLinear pairs that ONNX Runtime did not fuse into integer kernels take ≥ %.0f%% of operator time (high at ≥ %.0f%%)", 100*QDQShare, 100*QDQHighShare), ruleQDQ},
 		{"dequantize-weights", fmt.Sprintf("DequantizeLinear nodes take ≥ %.0f%% of operator time (high at ≥ %.0f%%): quantized weights expanded to float at every run", 100*DequantizeShare, 100*DequantizeHighShare), ruleDequantize},
 		{"overhead-bound-ops", fmt.Sprintf("op types whose nodes reach under %.0f%% of their memory roof and move bytes that would take under %g µs at it (overhead-bound; each ≥ %.0f%%) take ≥ %.0f%% of operator time together (high at ≥ %.0f%%)", 100*OverheadRoofShare, OverheadIdealS*1e6, 100*MemoryBoundMinShare, 100*OverheadShare, 100*OverheadHighShare), ruleOverheadBound},
 		{"unfused-attention", fmt.Sprintf("no fused attention kernel ran and the nodes of the attention blocks (scopes with a MatMul → Softmax → MatMul; weight projections excluded) take ≥ %.0f%% of operator time (high at ≥ %.0f%%); with past_key_values inputs, the cache's Concat nodes are counted", 100*AttentionShare, 100*AttentionHighShare), ruleAttention},
@@ -416,7 +417,7 @@ type dqPair struct{ dq, mm report.NodeTiming }
 func dequantizedWeights(f *Facts) []dqPair {
 	var out []dqPair
 	for i, n := range f.Timeline {
-		if n.OpType != "DequantizeLinear" || n.ParameterSize == 0 || len(n.OutputShapes) != 1 || len(n.InputShapes) == 0 {
+		if n.OpType != "DequantizeLinear" || !storedInput(n) || len(n.OutputShapes) != 1 {
 			continue
 		}
 		for _, m := range f.Timeline[i+1:] {

@@ -253,6 +253,19 @@ func TestRules(t *testing.T) {
 			func() *Facts { return timeline(attentionBlock("/l0/attn/", false)...) },
 			func() *Facts { return timeline(attentionBlock("/l0/attn/", true)...) },
 			SeverityHigh, []string{"1 attention block run as 6 nodes taking 94.1% of operator time", "Softmax", "4 heads of 16, hidden size 64"}},
+		{"qdq-pairs",
+			func() *Facts {
+				q := report.NodeTiming{Name: "q", OpType: "QuantizeLinear", Provider: cpuEP, DurS: 1e-3, OutputShapes: []string{"uint8[1,64]"}}
+				dq := report.NodeTiming{Name: "dq", OpType: "DequantizeLinear", Provider: cpuEP, DurS: 1e-3, InputShapes: []string{"uint8[1,64]", "float[]"}}
+				return timeline(q, dq, node("Exp", cpuEP, 2e-3))
+			},
+			func() *Facts {
+				// A stored weight's DequantizeLinear is no pair.
+				q := report.NodeTiming{Name: "q", OpType: "QuantizeLinear", Provider: cpuEP, DurS: 1e-3, OutputShapes: []string{"uint8[1,64]"}}
+				dq := report.NodeTiming{Name: "dq", OpType: "DequantizeLinear", Provider: cpuEP, DurS: 1e-3, InputShapes: []string{"uint8[1,64]", "float[]"}, ParameterSize: 64}
+				return timeline(q, dq, node("Exp", cpuEP, 2e-3))
+			},
+			SeverityHigh, []string{"1 QuantizeLinear → DequantizeLinear pair left unfused take 50.0% of operator time", "q → dq", "1 Exp"}},
 		{"partial-roofline",
 			func() *Facts { return timeline(convNode(1e-3), node("Resize", cpuEP, 1e-3), node("LSTM", cpuEP, 1e-3)) },
 			func() *Facts { return quiet() },
