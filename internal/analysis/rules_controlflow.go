@@ -14,7 +14,8 @@ const (
 	// ControlFlowOwnShare: the control-flow nodes' own time (If, Loop,
 	// Scan, less their subgraphs' nodes) taking this share of operator
 	// time fires the rule, as do control-flow nodes holding DominantShare
-	// with their subgraphs; ControlFlowHighShare of own time makes it
+	// with their subgraphs (info when their own time is under
+	// ControlFlowOwnShare); ControlFlowHighShare of own time makes it
 	// high.
 	ControlFlowOwnShare  = 0.10
 	ControlFlowHighShare = 0.40
@@ -123,8 +124,13 @@ func ruleControlFlow(f *Facts) *report.Finding {
 		Evidence: []report.Evidence{ev("control_flow_share", own+inside, "1"), ev("control_flow_own_share", own, "1"), ev("subgraph_share", inside, "1"),
 			ev("subgraph_nodes", float64(len(cf.inside)+cf.nested), "{node}"), evText("control_flow_nodes", kinds)},
 	}
-	if own >= ControlFlowHighShare {
+	switch {
+	case own >= ControlFlowHighShare:
 		fd.Severity = SeverityHigh
+	case own < ControlFlowOwnShare:
+		// Fired by what runs inside, not by the control flow's own cost:
+		// it says where the tables' op types run.
+		fd.Severity = SeverityInfo
 	}
 	var parts []string
 	for i, t := range sortedByValue(byType) {

@@ -131,3 +131,16 @@ func TestPlaceControlFlow(t *testing.T) {
 		t.Errorf("nested %d, own %d, children %d", cf.nested, len(cf.own), cf.children["loop"])
 	}
 }
+
+// TestControlFlowInsideOnly: a Loop holding most of the time in its body
+// with little of its own is reported as information (where the op types
+// run), not as a cost.
+func TestControlFlowInsideOnly(t *testing.T) {
+	loop := report.NodeTiming{Name: "loop", OpType: "Loop", Provider: cpuEP, DurS: 4.1e-3, SubgraphS: 4e-3}
+	c1, c2 := convNode(2e-3), convNode(2e-3)
+	c1.StartS, c2.StartS, c1.Depth, c2.Depth = 1e-3, 3e-3, 1, 1
+	fd := ruleControlFlow(timeline(loop, c1, c2))
+	if fd == nil || fd.Severity != SeverityInfo || !strings.Contains(fd.Title, "2.4% of it the Loop nodes' own time") {
+		t.Errorf("finding %+v", fd)
+	}
+}
