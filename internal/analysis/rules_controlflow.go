@@ -168,6 +168,9 @@ func ruleControlFlow(f *Facts) *report.Finding {
 			top.Name, units.Duration(top.SelfS()), units.Duration(top.SelfS()/float64(c)), c)
 		fd.Evidence = append(fd.Evidence, ev("root_own_per_subgraph_node", top.SelfS()/float64(c), "s"), evText("root", top.Name))
 	}
+	if f.CPUUtilization != nil && *f.CPUUtilization >= 0.9 {
+		fd.Detail += fmt.Sprintf(" The host's CPUs were %s busy: time the thread waited for a core between subgraph nodes counts as own time too, so measure on idle cores before acting on it.", units.Percent(*f.CPUUtilization, 0))
+	}
 	fd.Recommendation = fmt.Sprintf("Take the %s out of the hot path: export a variant whose condition is fixed (one sample rate; separate decoders with and without a cache instead of a merged one), or make the condition a constant initializer so ONNX Runtime's constant folding inlines the branch when the session is created; its nodes then run in the main graph. Then work on the op types inside as on any others: the tables list them with the rest.", kind)
 	return fd
 }

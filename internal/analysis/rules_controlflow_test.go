@@ -64,7 +64,7 @@ func TestControlFlowOnRealVAD(t *testing.T) {
 	if !strings.HasPrefix(fd.Title, "If_0 with its subgraphs takes ") || !strings.Contains(fd.Title, units.Percent(ifShare, 1)+" of it the If nodes' own time") {
 		t.Errorf("title %q", fd.Title)
 	}
-	for _, want := range []string{"FusedConv 9.6%", "Conv 5.3%", "LSTM 4.4%", "If_0_then_branch__Inline_0__/decoder/rnn/LSTM (LSTM) 4.4%", "7 If per run", "for each of the 55 nodes its subgraphs ran"} {
+	for _, want := range []string{"FusedConv 9.6%", "Conv 5.3%", "LSTM 4.4%", "If_0_then_branch__Inline_0__/decoder/rnn/LSTM (LSTM) 4.4%", "7 If per run", "for each of the 55 nodes its subgraphs ran", "waited for a core"} {
 		if !strings.Contains(fd.Detail, want) {
 			t.Errorf("detail lacks %q:\n%s", want, fd.Detail)
 		}
