@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/units"
 )
@@ -142,5 +143,28 @@ func TestControlFlowInsideOnly(t *testing.T) {
 	fd := ruleControlFlow(timeline(loop, c1, c2))
 	if fd == nil || fd.Severity != SeverityInfo || !strings.Contains(fd.Title, "2.4% of it the Loop nodes' own time") {
 		t.Errorf("finding %+v", fd)
+	}
+}
+
+// TestControlFlowOnRealLoop: a generated Loop of 20 trips over 64 floats,
+// run by real ONNX Runtime, profiles its body's nodes nested in the Loop
+// (60 of them a run); the finding ties them to the Loop, names Mul and
+// Relu inside and gives the Loop's own time per body node. The Loop holds
+// all the model's time, so it fires whatever its own share on a machine.
+func TestControlFlowOnRealLoop(t *testing.T) {
+	rep := profiledReport(t, onnxgen.Loop(20, 64), nil)
+	f := FactsFrom(rep, Roofline(rep.Operators, fixedPeaks), fixedPeaks)
+	cf := placeControlFlow(f.Timeline)
+	if len(cf.roots) != 1 || cf.roots[0].OpType != "Loop" || cf.children["loop"] != 60 || len(cf.inside) != 60 {
+		t.Fatalf("roots %d, children %d, inside %d; timeline %+v", len(cf.roots), cf.children["loop"], len(cf.inside), f.Timeline)
+	}
+	fd := ruleControlFlow(f)
+	if fd == nil {
+		t.Fatal("no control-flow finding on a Loop")
+	}
+	for _, want := range []string{"loop with its subgraphs takes", "the Loop nodes' own time", "Its subgraphs ran 60 nodes per run", "Mul ", "Relu ", "for each of the 60 nodes its subgraphs ran"} {
+		if !strings.Contains(fd.Title+fd.Detail, want) {
+			t.Errorf("finding lacks %q:\n%s\n%s", want, fd.Title, fd.Detail)
+		}
 	}
 }
