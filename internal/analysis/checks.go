@@ -24,14 +24,19 @@ var checks = map[string]func(fd *report.Finding, bench string) string{
 		}
 		return ""
 	},
-	"overhead-bound-ops":     func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
-	"layout-reorder":         func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
-	"thread-imbalance":       func(_ *report.Finding, bench string) string { return bench + " --tune" },
-	"dominant-op-type":       func(_ *report.Finding, bench string) string { return bench + " --tune" },
-	"cpu-fallback":           func(*report.Finding, string) string { return "ortel doctor" },
-	"partial-offload":        func(*report.Finding, string) string { return "ortel doctor" },
-	"thermal-throttling":     func(*report.Finding, string) string { return "ortel doctor" },
-	"control-flow":           variant,
+	"overhead-bound-ops": func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
+	"layout-reorder":     func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
+	"thread-imbalance":   func(_ *report.Finding, bench string) string { return bench + " --tune" },
+	"dominant-op-type":   func(_ *report.Finding, bench string) string { return bench + " --tune" },
+	"cpu-fallback":       func(*report.Finding, string) string { return "ortel doctor" },
+	"partial-offload":    func(*report.Finding, string) string { return "ortel doctor" },
+	"thermal-throttling": func(*report.Finding, string) string { return "ortel doctor" },
+	"qdq-pairs": func(_ *report.Finding, bench string) string {
+		return bench + " --session-config " + qdqCleanupKey + "=1"
+	},
+	"control-flow": variant,
+	// With the model's path and heads: setChecks prefixes the fusion.
+	"unfused-attention":      variant,
 	"compute-far-below-peak": func(_ *report.Finding, bench string) string { return bench + " --tune --tune-opt-levels extended,all" },
 	"dequantize-weights":     variant,
 	"gpu-underused":          func(_ *report.Finding, bench string) string { return bench + " --batch 1,2,4,8" },
@@ -51,8 +56,34 @@ func setChecks(fds []report.Finding, rep *report.Report) {
 		model = bench.ShellQuote(rep.Model.Path)
 	}
 	for i := range fds {
-		if f, ok := checks[fds[i].Rule]; ok {
+		if fds[i].Rule == "unfused-attention" {
+			fds[i].Check = attentionCheck(&fds[i], rep, "ortel bench "+model)
+		} else if f, ok := checks[fds[i].Rule]; ok {
 			fds[i].Check = f(&fds[i], "ortel bench "+model)
 		}
 	}
+}
+
+// attentionCheck fuses the model's attention with ONNX Runtime's
+// transformer optimizer into NEW.onnx, with the heads the finding read
+// from the profile, then benches and compares it.
+func attentionCheck(fd *report.Finding, rep *report.Report, benchCmd string) string {
+	var names []string
+	for _, in := range rep.Model.Inputs {
+		names = append(names, in.Name)
+	}
+	cmd := fmt.Sprintf("python -m onnxruntime.transformers.optimizer --input %s --output NEW.onnx --model_type %s", bench.ShellQuote(rep.Model.Path), transformerModelType(names))
+	var heads, size float64
+	for _, e := range fd.Evidence {
+		switch e.Name {
+		case "heads":
+			heads = e.Value
+		case "head_size":
+			size = e.Value
+		}
+	}
+	if heads > 0 && size > 0 {
+		cmd += fmt.Sprintf(" --num_heads %g --hidden_size %g", heads, heads*size)
+	}
+	return cmd + " && " + variant(fd, benchCmd)
 }

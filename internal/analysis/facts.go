@@ -41,6 +41,9 @@ type Facts struct {
 	OpTypes []report.OpType
 	// ProfiledRuns is how many runs OpTypes sums.
 	ProfiledRuns int
+	// InputNames are the model's input names (past_key_values.* marks a
+	// decoder with a key/value cache).
+	InputNames []string
 	// Roofline of that run (nil without operator profiling) and the peaks.
 	Roofline *report.Roofline
 	Peaks    *report.Peaks
@@ -93,6 +96,9 @@ func FactsFrom(rep *report.Report, roof *report.Roofline, peaks *report.Peaks) *
 		FirstRunS:          rep.Session.FirstRunS,
 		Roofline:           roof,
 		Peaks:              peaks,
+	}
+	for _, in := range rep.Model.Inputs {
+		f.InputNames = append(f.InputNames, in.Name)
 	}
 	if f.Batch <= 0 {
 		f.Batch = 1

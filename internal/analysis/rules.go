@@ -123,8 +123,10 @@ func Rules() []Rule {
 		{"memcpy-transitions", fmt.Sprintf("Memcpy nodes copy tensors between providers (medium at ≥ %.0f%%, high at ≥ %.0f%% of operator time)", 100*MemcpyMediumShare, 100*MemcpyHighShare), ruleMemcpy},
 		{"thread-imbalance", fmt.Sprintf("nodes whose busiest intra-op thread ran ≥ %.1f× the mean take ≥ %.0f%% of operator time", ImbalanceRatio, 100*ImbalanceShare), ruleImbalance},
 		{"control-flow", fmt.Sprintf("If, Loop or Scan nodes take ≥ %.0f%% of operator time themselves, or ≥ %.0f%% with their subgraphs' nodes (high at ≥ %.0f%% of their own): names the op types and nodes inside and the control-flow nodes' own time", 100*ControlFlowOwnShare, 100*DominantShare, 100*ControlFlowHighShare), ruleControlFlow},
+		{"qdq-pairs", fmt.Sprintf("QuantizeLinear → DequantizeLinear pairs that ONNX Runtime did not fuse into integer kernels take ≥ %.0f%% of operator time (high at ≥ %.0f%%)", 100*QDQShare, 100*QDQHighShare), ruleQDQ},
 		{"dequantize-weights", fmt.Sprintf("DequantizeLinear nodes take ≥ %.0f%% of operator time (high at ≥ %.0f%%): quantized weights expanded to float at every run", 100*DequantizeShare, 100*DequantizeHighShare), ruleDequantize},
 		{"overhead-bound-ops", fmt.Sprintf("op types whose nodes reach under %.0f%% of their memory roof and move bytes that would take under %g µs at it (overhead-bound; each ≥ %.0f%%) take ≥ %.0f%% of operator time together (high at ≥ %.0f%%)", 100*OverheadRoofShare, OverheadIdealS*1e6, 100*MemoryBoundMinShare, 100*OverheadShare, 100*OverheadHighShare), ruleOverheadBound},
+		{"unfused-attention", fmt.Sprintf("no fused attention kernel ran and the nodes of the attention blocks (scopes with a MatMul → Softmax → MatMul; weight projections excluded) take ≥ %.0f%% of operator time (high at ≥ %.0f%%); with past_key_values inputs, the cache's Concat nodes are counted", 100*AttentionShare, 100*AttentionHighShare), ruleAttention},
 		{"compute-far-below-peak", fmt.Sprintf("compute-bound nodes reaching under %.0f%% of peak FLOP/s take ≥ %.0f%% of operator time together (high at ≥ %.0f%%)", 100*ComputeLowRoof, 100*ComputeLowShare, 100*ComputeLowHighShare), ruleComputeLow},
 		{"memory-bound-hot-ops", fmt.Sprintf("memory-bound op types (each ≥ %.0f%%) take ≥ %.0f%% of operator time together (high at ≥ %.0f%%); chains of ≥ %d consecutive element-wise nodes are listed", 100*MemoryBoundMinShare, 100*MemoryBoundShare, 100*MemoryBoundHighShare, ChainMinLen), ruleMemoryBound},
 		{"layout-reorder", fmt.Sprintf("layout conversions (ReorderInput, ReorderOutput, Transpose) take ≥ %.0f%% of operator time (high at ≥ %.0f%%)", 100*LayoutShare, 100*LayoutHighShare), ruleLayout},
@@ -389,7 +391,43 @@ func ruleDequantize(f *Facts) *report.Finding {
 	if share >= DequantizeHighShare {
 		fd.Severity = SeverityHigh
 	}
+	if pairs := dequantizedWeights(f); len(pairs) > 0 {
+		b := newShareBasis(f)
+		var parts []string
+		for _, p := range pairs {
+			ps := b.node(p.dq) + b.node(p.mm)
+			parts = append(parts, fmt.Sprintf("node %s expands %s into the float weight of %s (%s) every run: the pair takes %s of operator time",
+				p.dq.Name, p.dq.InputShapes[0], p.mm.Name, p.mm.OpType, units.Percent(ps, 1)))
+			fd.Evidence = append(fd.Evidence, ev("dequantized_weight."+p.mm.Name+".share", ps, "1"))
+		}
+		fd.Detail += " " + capitalize(strings.Join(parts, "; ")) + "."
+		fd.Recommendation = fmt.Sprintf("The weight of %s is stored quantized and dequantized in full before a float kernel: quantize that MatMul for a kernel that reads the quantized weight itself (ONNX Runtime's MatMulNBits for 4-bit weights, which dequantizes block by block inside the kernel; dynamic quantization's MatMulInteger/DynamicQuantizeMatMul for 8-bit), or keep it float and drop the DequantizeLinear, trading file size for time.", pairs[0].mm.Name)
+	}
 	return fd
+}
+
+// dqPair is a DequantizeLinear of a stored weight and the matrix product
+// that reads its output.
+type dqPair struct{ dq, mm report.NodeTiming }
+
+// dequantizedWeights pairs each DequantizeLinear of a stored tensor
+// (parameter bytes) with the first later MatMul or Gemm whose weight input
+// (the second) has its output's shape: the profile records shapes, not
+// edges, and a weight of that exact shape read right after is the one.
+func dequantizedWeights(f *Facts) []dqPair {
+	var out []dqPair
+	for i, n := range f.Timeline {
+		if n.OpType != "DequantizeLinear" || !storedInput(n) || len(n.OutputShapes) != 1 {
+			continue
+		}
+		for _, m := range f.Timeline[i+1:] {
+			if (m.OpType == "MatMul" || m.OpType == "Gemm") && len(m.InputShapes) >= 2 && m.InputShapes[1] == n.OutputShapes[0] {
+				out = append(out, dqPair{n, m})
+				break
+			}
+		}
+	}
+	return out
 }
 
 // ruleOverheadBound fires when op types whose nodes move too few bytes

@@ -14,7 +14,8 @@ const (
 	// ControlFlowOwnShare: the control-flow nodes' own time (If, Loop,
 	// Scan, less their subgraphs' nodes) taking this share of operator
 	// time fires the rule, as do control-flow nodes holding DominantShare
-	// with their subgraphs; ControlFlowHighShare of own time makes it
+	// with their subgraphs (info when their own time is under
+	// ControlFlowOwnShare); ControlFlowHighShare of own time makes it
 	// high.
 	ControlFlowOwnShare  = 0.10
 	ControlFlowHighShare = 0.40
@@ -123,8 +124,13 @@ func ruleControlFlow(f *Facts) *report.Finding {
 		Evidence: []report.Evidence{ev("control_flow_share", own+inside, "1"), ev("control_flow_own_share", own, "1"), ev("subgraph_share", inside, "1"),
 			ev("subgraph_nodes", float64(len(cf.inside)+cf.nested), "{node}"), evText("control_flow_nodes", kinds)},
 	}
-	if own >= ControlFlowHighShare {
+	switch {
+	case own >= ControlFlowHighShare:
 		fd.Severity = SeverityHigh
+	case own < ControlFlowOwnShare:
+		// Fired by what runs inside, not by the control flow's own cost:
+		// it says where the tables' op types run.
+		fd.Severity = SeverityInfo
 	}
 	var parts []string
 	for i, t := range sortedByValue(byType) {
@@ -161,6 +167,9 @@ func ruleControlFlow(f *Facts) *report.Finding {
 		fd.Detail += fmt.Sprintf(" %s's own %s is %s for each of the %d nodes its subgraphs ran; between main-graph nodes that time is charged to no node.",
 			top.Name, units.Duration(top.SelfS()), units.Duration(top.SelfS()/float64(c)), c)
 		fd.Evidence = append(fd.Evidence, ev("root_own_per_subgraph_node", top.SelfS()/float64(c), "s"), evText("root", top.Name))
+	}
+	if f.CPUUtilization != nil && *f.CPUUtilization >= 0.9 {
+		fd.Detail += fmt.Sprintf(" The host's CPUs were %s busy: time the thread waited for a core between subgraph nodes counts as own time too, so measure on idle cores before acting on it.", units.Percent(*f.CPUUtilization, 0))
 	}
 	fd.Recommendation = fmt.Sprintf("Take the %s out of the hot path: export a variant whose condition is fixed (one sample rate; separate decoders with and without a cache instead of a merged one), or make the condition a constant initializer so ONNX Runtime's constant folding inlines the branch when the session is created; its nodes then run in the main graph. Then work on the op types inside as on any others: the tables list them with the rest.", kind)
 	return fd

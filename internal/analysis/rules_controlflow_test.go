@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/units"
 )
@@ -64,7 +65,7 @@ func TestControlFlowOnRealVAD(t *testing.T) {
 	if !strings.HasPrefix(fd.Title, "If_0 with its subgraphs takes ") || !strings.Contains(fd.Title, units.Percent(ifShare, 1)+" of it the If nodes' own time") {
 		t.Errorf("title %q", fd.Title)
 	}
-	for _, want := range []string{"FusedConv 9.6%", "Conv 5.3%", "LSTM 4.4%", "If_0_then_branch__Inline_0__/decoder/rnn/LSTM (LSTM) 4.4%", "7 If per run", "for each of the 55 nodes its subgraphs ran"} {
+	for _, want := range []string{"FusedConv 9.6%", "Conv 5.3%", "LSTM 4.4%", "If_0_then_branch__Inline_0__/decoder/rnn/LSTM (LSTM) 4.4%", "7 If per run", "for each of the 55 nodes its subgraphs ran", "waited for a core"} {
 		if !strings.Contains(fd.Detail, want) {
 			t.Errorf("detail lacks %q:\n%s", want, fd.Detail)
 		}
@@ -129,5 +130,41 @@ func TestPlaceControlFlow(t *testing.T) {
 	}
 	if cf.nested != 1 || len(cf.own) != 2 || cf.children["loop"] != 4 {
 		t.Errorf("nested %d, own %d, children %d", cf.nested, len(cf.own), cf.children["loop"])
+	}
+}
+
+// TestControlFlowInsideOnly: a Loop holding most of the time in its body
+// with little of its own is reported as information (where the op types
+// run), not as a cost.
+func TestControlFlowInsideOnly(t *testing.T) {
+	loop := report.NodeTiming{Name: "loop", OpType: "Loop", Provider: cpuEP, DurS: 4.1e-3, SubgraphS: 4e-3}
+	c1, c2 := convNode(2e-3), convNode(2e-3)
+	c1.StartS, c2.StartS, c1.Depth, c2.Depth = 1e-3, 3e-3, 1, 1
+	fd := ruleControlFlow(timeline(loop, c1, c2))
+	if fd == nil || fd.Severity != SeverityInfo || !strings.Contains(fd.Title, "2.4% of it the Loop nodes' own time") {
+		t.Errorf("finding %+v", fd)
+	}
+}
+
+// TestControlFlowOnRealLoop: a generated Loop of 20 trips over 64 floats,
+// run by real ONNX Runtime, profiles its body's nodes nested in the Loop
+// (60 of them a run); the finding ties them to the Loop, names Mul and
+// Relu inside and gives the Loop's own time per body node. The Loop holds
+// all the model's time, so it fires whatever its own share on a machine.
+func TestControlFlowOnRealLoop(t *testing.T) {
+	rep := profiledReport(t, onnxgen.Loop(20, 64), nil)
+	f := FactsFrom(rep, Roofline(rep.Operators, fixedPeaks), fixedPeaks)
+	cf := placeControlFlow(f.Timeline)
+	if len(cf.roots) != 1 || cf.roots[0].OpType != "Loop" || cf.children["loop"] != 60 || len(cf.inside) != 60 {
+		t.Fatalf("roots %d, children %d, inside %d; timeline %+v", len(cf.roots), cf.children["loop"], len(cf.inside), f.Timeline)
+	}
+	fd := ruleControlFlow(f)
+	if fd == nil {
+		t.Fatal("no control-flow finding on a Loop")
+	}
+	for _, want := range []string{"loop with its subgraphs takes", "the Loop nodes' own time", "Its subgraphs ran 60 nodes per run", "Mul ", "Relu ", "for each of the 60 nodes its subgraphs ran"} {
+		if !strings.Contains(fd.Title+fd.Detail, want) {
+			t.Errorf("finding lacks %q:\n%s\n%s", want, fd.Title, fd.Detail)
+		}
 	}
 }

@@ -249,6 +249,23 @@ func TestRules(t *testing.T) {
 			func() *Facts { return timeline(repeat(3, convNode(50e-3), node("Relu", cpuEP, 1e-3))...) },
 			func() *Facts { return timeline(repeat(3, convNode(10e-3), node("Relu", cpuEP, 1e-3))...) },
 			SeverityHigh, []string{"far below peak FLOP/s take 98.0% of operator time (3 Conv under 10% of the compute roof)", "at 6.0% of peak", "thread count"}},
+		{"unfused-attention",
+			func() *Facts { return timeline(attentionBlock("/l0/attn/", false)...) },
+			func() *Facts { return timeline(attentionBlock("/l0/attn/", true)...) },
+			SeverityHigh, []string{"1 attention block run as 6 nodes taking 94.1% of operator time", "Softmax", "4 heads of 16, hidden size 64"}},
+		{"qdq-pairs",
+			func() *Facts {
+				q := report.NodeTiming{Name: "q", OpType: "QuantizeLinear", Provider: cpuEP, DurS: 1e-3, OutputShapes: []string{"uint8[1,64]"}}
+				dq := report.NodeTiming{Name: "dq", OpType: "DequantizeLinear", Provider: cpuEP, DurS: 1e-3, InputShapes: []string{"uint8[1,64]", "float[]"}}
+				return timeline(q, dq, node("Exp", cpuEP, 2e-3))
+			},
+			func() *Facts {
+				// A stored weight's DequantizeLinear is no pair.
+				q := report.NodeTiming{Name: "q", OpType: "QuantizeLinear", Provider: cpuEP, DurS: 1e-3, OutputShapes: []string{"uint8[1,64]"}}
+				dq := report.NodeTiming{Name: "dq", OpType: "DequantizeLinear", Provider: cpuEP, DurS: 1e-3, InputShapes: []string{"uint8[1,64]", "float[]"}, ParameterSize: 64}
+				return timeline(q, dq, node("Exp", cpuEP, 2e-3))
+			},
+			SeverityHigh, []string{"1 QuantizeLinear → DequantizeLinear pair left unfused take 50.0% of operator time", "q → dq", "1 Exp"}},
 		{"partial-roofline",
 			func() *Facts { return timeline(convNode(1e-3), node("Resize", cpuEP, 1e-3), node("LSTM", cpuEP, 1e-3)) },
 			func() *Facts { return quiet() },
@@ -469,4 +486,25 @@ func profiledFixture(t *testing.T, path string) *report.Report {
 		t.Fatalf("%s lacks its operators or peaks", path)
 	}
 	return &rep
+}
+
+// attentionBlock is one attention block's nodes in a scope: a weight
+// projection, the score MatMul, Softmax, the value MatMul and layout
+// nodes; fused, ONNX Runtime's Attention node runs it instead.
+func attentionBlock(scope string, fused bool) []report.NodeTiming {
+	n := func(name, op string, dur float64, in ...string) report.NodeTiming {
+		return report.NodeTiming{Name: scope + name, OpType: op, Provider: cpuEP, DurS: dur, InputShapes: in, OutputShapes: []string{"float[1,4,8,16]"}}
+	}
+	proj := n("q_proj/MatMul", "MatMul", 1e-4, "float[1,8,64]", "float[64,64]")
+	proj.ParameterSize = 16384
+	nodes := []report.NodeTiming{proj}
+	if fused {
+		// A fused kernel in the scope: what is left is not attention
+		// run as separate nodes.
+		nodes = append(nodes, n("Attention", "Attention", 1e-3, "float[1,8,64]"))
+	}
+	return append(nodes,
+		n("Reshape", "Reshape", 2e-4, "float[1,8,64]"), n("Transpose", "Transpose", 2e-4, "float[1,8,4,16]"),
+		n("MatMul", "MatMul", 3e-4, "float[1,4,8,16]", "float[1,4,16,8]"), n("Softmax", "Softmax", 2e-4, "float[1,4,8,8]"),
+		n("MatMul_1", "MatMul", 3e-4, "float[1,4,8,8]", "float[1,4,8,16]"), n("Transpose_1", "Transpose", 4e-4, "float[1,4,8,16]"))
 }
