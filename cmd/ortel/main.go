@@ -192,7 +192,7 @@ func usage(err error) error {
 }
 
 func commands() []*command {
-	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), topCommand(), doctorCommand(), reportCommand(), compareCommand(), historyCommand(), replayCommand(), versionCommand()}
+	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), topCommand(), doctorCommand(), fetchCommand(), reportCommand(), compareCommand(), historyCommand(), replayCommand(), versionCommand()}
 }
 
 func main() {
