@@ -229,7 +229,7 @@ func (d *doctorReport) writeText(w io.Writer) {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
-	fmt.Fprintf(w, "\nModels (fetched by make setup)\n")
+	fmt.Fprintf(w, "\nModels (ortel fetch model NAME)\n")
 	for _, m := range d.Models {
 		state := "fetched"
 		if !m.Fetched {

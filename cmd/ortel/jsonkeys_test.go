@@ -32,6 +32,7 @@ func TestJSONKeysAreSnakeCase(t *testing.T) {
 		{"compare --format json", analysis.Comparison{}},
 		{"history show --format json", history.Series{}},
 		{"history check --format json", history.Verdict{}},
+		{"fetch --format json", fetchResult{}},
 		{"live view /api/v1/metrics/current", liveview.Snapshot{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -200,10 +200,11 @@ func usage(err error) error {
 }
 
 func commands() []*command {
-	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), topCommand(), doctorCommand(), reportCommand(), compareCommand(), historyCommand(), replayCommand(), versionCommand(), completionCommand()}
+	return []*command{benchCommand(), importCommand(), agentCommand(), attachCommand(), topCommand(), doctorCommand(), fetchCommand(), reportCommand(), compareCommand(), historyCommand(), replayCommand(), versionCommand(), completionCommand()}
 }
 
 func main() {
+	version = moduleVersion(version)
 	installGRPCLogger(os.Stderr, telemetry.RedactorFromEnv(os.Environ()))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])

@@ -58,8 +58,9 @@ const (
 	EnvVersion = "ORTEL_ONNXRUNTIME_VERSION"
 )
 
-// FetchHint is the command that fetches the library into the ortel cache.
-const FetchHint = "make setup (or scripts/fetch.sh all) from the ortel checkout"
+// FetchHint is the command that fetches the pinned library into the ortel
+// cache (`ortel fetch ort --version 1.24.3` for another release).
+const FetchHint = "ortel fetch ort"
 
 // NotFoundError reports that the ONNX Runtime library was not found, with
 // every place that was looked at.
@@ -85,7 +86,7 @@ func (e *NotFoundError) Error() string {
 			b.WriteByte('\n')
 		}
 	}
-	fmt.Fprintf(&b, "fetch it with: %s, or set %s to the library file", FetchHint, EnvLibraryPath)
+	fmt.Fprintf(&b, "fetch it with: %s (or pip install onnxruntime, or npm install onnxruntime-node in your project: both are found), or set %s to the library file", FetchHint, EnvLibraryPath)
 	return b.String()
 }
 

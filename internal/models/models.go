@@ -1,4 +1,5 @@
-// Package models names the real models ortel fetches (scripts/fetch.sh) so
+// Package models names the real models ortel fetches (ortel fetch model,
+// scripts/fetch.sh) so
 // that commands accept a short name ("paddleocr-det") as well as a path, with
 // the input shapes and values each model needs to run.
 package models
@@ -117,7 +118,7 @@ func Resolve(arg string) (string, *Known, error) {
 	if k, ok := Lookup(arg); ok {
 		p := k.Path()
 		if _, err := os.Stat(p); err != nil {
-			return "", nil, fmt.Errorf("model %q is not fetched yet (looked for %s): run %s", arg, p, ortlib.FetchHint)
+			return "", nil, fmt.Errorf("model %q is not fetched yet (looked for %s): run ortel fetch model %s", arg, p, arg)
 		}
 		return p, &k, nil
 	}

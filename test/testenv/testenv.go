@@ -47,7 +47,7 @@ func Model(t testing.TB, file string) string {
 	t.Helper()
 	p := filepath.Join(ortlib.CacheDir(), "models", file)
 	if _, err := os.Stat(p); err != nil {
-		Missing(t, "needs model %s (%v); fetch it with: %s", file, err, ortlib.FetchHint)
+		Missing(t, "needs model %s (%v); fetch it with: ortel fetch model all (or make setup)", file, err)
 	}
 	return p
 }
