@@ -33,6 +33,9 @@ func TestJSONKeysAreSnakeCase(t *testing.T) {
 		{"history show --format json", history.Series{}},
 		{"history check --format json", history.Verdict{}},
 		{"live view /api/v1/metrics/current", liveview.Snapshot{}},
+		{"version --format json", versionInfo{}},
+		{"attach --format json", attachSummary{}},
+		{"agent --format json", agentSummary{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, bad := range nonSnakeKeys(reflect.TypeOf(tc.v), reflect.TypeOf(tc.v).Name(), map[reflect.Type]bool{}) {
