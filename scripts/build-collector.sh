@@ -61,10 +61,26 @@ sed "/^dist:/a\\  output_path: \"$work/src\"" "$manifest" >"$work/builder-config
 
 say "building otelcol-ortel with the collector builder $BUILDER_VERSION (first build takes minutes)"
 start=$(date +%s)
+# steps prints a line per step of the builder as it reaches it (its log
+# goes whole to build.log): the first build takes minutes, and a line per
+# step says where it is.
+steps() {
+  local line
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >>"$work/build.log"
+    case $line in
+    *"Sources created"*) say "step 2 of 4: sources generated ($(( $(date +%s) - start ))s); getting the Go modules" ;;
+    *"Getting go modules"*) ;;
+    *"Compiling"*) say "step 3 of 4: modules ready ($(( $(date +%s) - start ))s); compiling the collector" ;;
+    *"Compiled"*) say "step 4 of 4: compiled ($(( $(date +%s) - start ))s)" ;;
+    esac
+  done
+}
+say "step 1 of 4: fetching and starting the collector builder"
 # GOFLAGS may carry -mod=vendor or similar from the caller; the builder's own
 # module must resolve normally.
 if ! GOFLAGS=-buildvcs=false go run "go.opentelemetry.io/collector/cmd/builder@$BUILDER_VERSION" \
-      --config "$work/builder-config.yaml" >"$work/build.log" 2>&1; then
+      --config "$work/builder-config.yaml" 2>&1 | steps; then
   tail -n 60 "$work/build.log" >&2
   die "the collector builder failed (manifest $manifest)"
 fi

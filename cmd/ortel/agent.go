@@ -49,7 +49,7 @@ type agentAction struct {
 	interval, duration, discoverEvery time.Duration
 	pids                              listFlag
 	discover                          bool
-	healthAddr                        string
+	healthAddr, format                string
 	output                            outputFlags
 	export                            exportFlags
 	ui                                uiFlags
@@ -77,11 +77,12 @@ func (a *agentAction) flags(fs *flagSet) {
 	a.export.register(fs, exportAll|exportOff)
 	fs.stringFlag(&a.healthAddr, "health-addr", "ADDR", "", healthFlagHelp)
 	a.ui.register(fs)
+	registerTextOrJSON(fs, &a.format, "what the agent did, printed on stdout when it stops")
 }
 
 // validate checks the flags before any work starts.
 func (a *agentAction) validate() error {
-	for _, v := range []func() error{a.output.validate, a.export.validate} {
+	for _, v := range []func() error{a.output.validate, a.export.validate, func() error { return checkTextOrJSON(a.format) }} {
 		if err := v(); err != nil {
 			return err
 		}
@@ -173,6 +174,9 @@ func (a *agentAction) run(ctx context.Context, e *env, pos []string) error {
 	if !a.output.quiet {
 		sayStopped(e, h, started)
 	}
+	if a.format == "json" {
+		return errors.Join(printJSON(e.stdout, newAgentSummary(h, started)), h.outcome())
+	}
 	return h.outcome()
 }
 
@@ -242,4 +246,21 @@ func statusOf(set *hardware.Set, source string) string {
 		}
 	}
 	return "not started"
+}
+
+// newAgentSummary is what the agent did, for --format json.
+func newAgentSummary(h *harness, started time.Time) agentSummary {
+	st := h.tel.Stats()
+	var ru syscall.Rusage
+	var rss int64
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		rss = ru.Maxrss * 1024 // Linux reports KiB
+	}
+	s := agentSummary{DurationS: time.Since(started).Seconds(), MetricExports: st.MetricExports,
+		MetricExportFailures: st.MetricExportFailures, MetricExportsSpooled: st.MetricExportsSpooled,
+		PeakRSSBytes: rss, Sources: []hardware.Status{}}
+	if h.hw != nil {
+		s.Sources = append(s.Sources, h.hw.Statuses()...)
+	}
+	return s
 }

@@ -53,6 +53,7 @@ type attachAction struct {
 	pids     listFlag
 	lib      string
 	duration time.Duration
+	format   string
 	output   outputFlags
 	export   exportFlags
 	ui       uiFlags
@@ -66,12 +67,13 @@ func (a *attachAction) flags(fs *flagSet) {
 	a.output.register(fs, "attach", outputRotate|outputQuiet)
 	a.export.register(fs, exportAll|exportOff)
 	a.ui.register(fs)
+	registerTextOrJSON(fs, &a.format, "what the probes saw, printed on stdout when attach detaches")
 }
 
 // config is the tracer's Config the flags give, checked by the engine
 // (attach.Config.Validate): a rule it breaks is a usage error.
 func (a *attachAction) config() (attach.Config, error) {
-	for _, v := range []func() error{a.output.validate, a.export.validate, a.ui.validate} {
+	for _, v := range []func() error{a.output.validate, a.export.validate, a.ui.validate, func() error { return checkTextOrJSON(a.format) }} {
 		if err := v(); err != nil {
 			return attach.Config{}, err
 		}
@@ -121,17 +123,21 @@ func (a *attachAction) run(ctx context.Context, e *env, pos []string) error {
 	reason, runErr := tr.Run(ctx)
 	closeErr := tr.Close() // detach before the export's flush: no probe outlives a slow collector
 	h.stopTelemetry(ctx)
+	why := "interrupted"
+	switch {
+	case reason == attach.TargetsExited:
+		why = "the target processes exited"
+	case a.duration > 0 && ctx.Err() == context.DeadlineExceeded:
+		why = "--duration reached"
+	}
 	if !a.output.quiet {
-		why := "interrupted"
-		switch {
-		case reason == attach.TargetsExited:
-			why = "the target processes exited"
-		case a.duration > 0 && ctx.Err() == context.DeadlineExceeded:
-			why = "--duration reached"
-		}
 		sayDetached(e, tr.Stats(), time.Since(started), why)
 	}
-	return errors.Join(runErr, closeErr, h.outcome())
+	var jsonErr error
+	if a.format == "json" {
+		jsonErr = printJSON(e.stdout, newAttachSummary(tr, time.Since(started), why))
+	}
+	return errors.Join(runErr, closeErr, jsonErr, h.outcome())
 }
 
 // checkTargets refuses, before any output file is created, what cannot

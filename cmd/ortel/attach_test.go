@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -74,8 +75,9 @@ func TestAttachCommandNode(t *testing.T) {
 	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
+	var stdout bytes.Buffer // read once run returned
 	go func() {
-		code := run(ctx, &env{stdout: io.Discard, stderr: pw}, []string{"attach", "--pid", strconv.Itoa(node.Process.Pid), "--out", dir})
+		code := run(ctx, &env{stdout: &stdout, stderr: pw}, []string{"attach", "--pid", strconv.Itoa(node.Process.Pid), "--out", dir, "--format", "json"})
 		pw.Close()
 		done <- code
 	}()
@@ -103,6 +105,15 @@ func TestAttachCommandNode(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, all)
 		}
+	}
+	// --format json: the same figures, on stdout, for scripts.
+	var sum attachSummary
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		t.Fatalf("attach --format json printed no JSON: %v\n%s", err, stdout.String())
+	}
+	if sum.Runs != 50 || sum.FailedRuns != 0 || sum.Sessions != 1 || sum.StoppedBecause != "interrupted" ||
+		len(sum.Targets) != 1 || sum.Targets[0].PID != node.Process.Pid || len(sum.Libraries) == 0 || sum.Libraries[0].Version != "1.30.0" {
+		t.Errorf("attach --format json: %+v", sum)
 	}
 	runs := 0
 	for _, sp := range readSpans(t, filepath.Join(dir, "traces.jsonl")) {

@@ -579,6 +579,7 @@ func (a *benchAction) wire(cfg *bench.Config, e *env, h *harness, od *bench.OnDe
 	}
 	if !a.output.quiet {
 		cfg.Progress = prefixWriter{e.stderr, "ortel bench: "}
+		cfg.Bars = e.bars
 	}
 	if h.ui != nil {
 		cfg.Progress = phaseWriter{next: cfg.Progress, view: h.ui.view, runs: cfg.Runs, length: a.cfg.Duration}

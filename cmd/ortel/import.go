@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -13,6 +14,7 @@ import (
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/instrument/views"
 	"github.com/ortel-dev/ortel/internal/profimport"
+	"github.com/ortel-dev/ortel/internal/progress"
 	"github.com/ortel-dev/ortel/internal/telemetry"
 	"github.com/ortel-dev/ortel/internal/telemetry/otlpjson"
 	"github.com/ortel-dev/ortel/semconv"
@@ -57,6 +59,7 @@ func importCommand() *command {
 		summary: "turn ONNX Runtime profile JSON files into OTLP spans",
 		intro:   importIntro,
 		outro:   importOutro,
+		args:    anyFile,
 		new:     func() action { return new(importAction) },
 	}
 }
@@ -213,7 +216,9 @@ func importFile(ctx context.Context, e *env, path string, origin time.Time, sink
 		fmt.Fprintf(e.stderr, "ortel import: %s: start %s, from %s (set --start to override)\n",
 			path, opts.Origin.Format(time.RFC3339Nano), from)
 	}
-	st, err := profimport.Import(ctx, f, sinkErr{sink}, opts)
+	bar := readingBar(e, f)
+	st, err := profimport.Import(ctx, bar.Reader(f), sinkErr{sink}, opts)
+	bar.Done()
 	fmt.Fprintf(e.stdout, "%s: %d runs, %d of %d operator spans, %d other spans written\n",
 		path, st.Runs, st.Nodes, st.NodeEvents, st.Other)
 	for _, w := range st.Warnings {
@@ -280,4 +285,14 @@ func removeAll(files []string) {
 	for _, f := range files {
 		_ = os.Remove(f) // a folder only goes when empty
 	}
+}
+
+// readingBar is the progress indicator of reading profile f: bytes read
+// of its size (nil, drawing nothing, where stderr is not a terminal).
+func readingBar(e *env, f *os.File) *progress.Bar {
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	return progress.Start(e.bars, "reading "+filepath.Base(f.Name()), size).InBytes()
 }

@@ -34,6 +34,9 @@ func TestJSONKeysAreSnakeCase(t *testing.T) {
 		{"history check --format json", history.Verdict{}},
 		{"fetch --format json", fetchResult{}},
 		{"live view /api/v1/metrics/current", liveview.Snapshot{}},
+		{"version --format json", versionInfo{}},
+		{"attach --format json", attachSummary{}},
+		{"agent --format json", agentSummary{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, bad := range nonSnakeKeys(reflect.TypeOf(tc.v), reflect.TypeOf(tc.v).Name(), map[reflect.Type]bool{}) {

@@ -44,6 +44,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ortel-dev/ortel/internal/progress"
 	"github.com/ortel-dev/ortel/internal/telemetry"
 )
 
@@ -119,6 +120,10 @@ type env struct {
 	// stdoutTerminal says standard output is a terminal (not a pipe or a
 	// file): what draws on the screen (ortel top) needs one.
 	stdoutTerminal bool
+	// bars is where progress indicators are drawn: standard error when it
+	// is a terminal and CI is not set (progress.Enabled), else nil: none.
+	// Commands leave it out under --quiet.
+	bars io.Writer
 }
 
 // isTerminal reports whether w is a terminal.
@@ -217,7 +222,11 @@ func run(ctx context.Context, e *env, args []string) int {
 	// Everything a command prints passes through the redactor of the
 	// environment's OTLP headers and endpoints.
 	r := telemetry.RedactorFromEnv(os.Environ())
-	e = &env{stdout: r.Writer(e.stdout), stderr: r.Writer(e.stderr), redact: r, stdoutTerminal: isTerminal(e.stdout)}
+	var bars io.Writer
+	if progress.Enabled(e.stderr) {
+		bars = e.stderr
+	}
+	e = &env{stdout: r.Writer(e.stdout), stderr: r.Writer(e.stderr), redact: r, stdoutTerminal: isTerminal(e.stdout), bars: bars}
 	handler := installSinks(e.stderr, r)
 	if len(args) == 0 {
 		printUsage(e.stderr)

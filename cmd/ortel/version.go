@@ -18,32 +18,46 @@ func versionCommand() *command {
 		name:    "version",
 		summary: "print the versions of ortel, Go and the ONNX Runtime library",
 		intro: `Usage:
-  ortel version
+  ortel version [--format json]
 
 Prints ortel's version, the instrument package version, the Go version, and
 the ONNX Runtime library it finds (or why it finds none).
 `,
 		args: noArgs,
-		new:  func() action { return versionAction{} },
+		new:  func() action { return new(versionAction) },
 	}
 }
 
-// versionAction is ortel version: no flags.
-type versionAction struct{}
+// versionAction is ortel version.
+type versionAction struct{ format string }
 
-func (versionAction) flags(*flagSet) {}
+func (a *versionAction) flags(fs *flagSet) {
+	registerTextOrJSON(fs, &a.format, "the versions as one JSON object")
+}
 
-func (versionAction) run(ctx context.Context, e *env, pos []string) error {
+func (a *versionAction) run(ctx context.Context, e *env, pos []string) error {
 	if len(pos) > 0 {
 		return usagef("version takes no arguments, got %q", pos[0])
 	}
-	fmt.Fprintf(e.stdout, "ortel %s\n", version)
-	fmt.Fprintf(e.stdout, "instrument %s\n", instrument.Version())
-	fmt.Fprintf(e.stdout, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if err := checkTextOrJSON(a.format); err != nil {
+		return err
+	}
+	v := versionInfo{Ortel: version, Instrument: instrument.Version(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	if p, err := ortlib.Init(); err != nil {
-		fmt.Fprintf(e.stdout, "onnxruntime: not loaded: %v\n", err)
+		v.ONNXRuntime.Error = err.Error()
 	} else {
-		fmt.Fprintf(e.stdout, "onnxruntime %s (%s)\n", ort.GetVersion(), p)
+		v.ONNXRuntime = runtimeInfo{Loaded: true, Version: ort.GetVersion(), Library: p}
+	}
+	if a.format == "json" {
+		return printJSON(e.stdout, v)
+	}
+	fmt.Fprintf(e.stdout, "ortel %s\n", v.Ortel)
+	fmt.Fprintf(e.stdout, "instrument %s\n", v.Instrument)
+	fmt.Fprintf(e.stdout, "go %s %s/%s\n", v.Go, v.OS, v.Arch)
+	if !v.ONNXRuntime.Loaded {
+		fmt.Fprintf(e.stdout, "onnxruntime: not loaded: %s\n", v.ONNXRuntime.Error)
+	} else {
+		fmt.Fprintf(e.stdout, "onnxruntime %s (%s)\n", v.ONNXRuntime.Version, v.ONNXRuntime.Library)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/internal/progress"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
 	"github.com/ortel-dev/ortel/internal/units"
@@ -116,6 +117,15 @@ type Config struct {
 
 	// Progress, when set, receives one line per phase.
 	Progress io.Writer
+	// Bars, when it is a terminal, shows a progress indicator during
+	// each phase that runs the model many times (warm-up, measured
+	// phase, SLA trials, batch sizes, tuning sweep, profiling pass):
+	// runs against the cap, time against the cap (progress.Start). Nil,
+	// or not a terminal: none.
+	Bars io.Writer
+	// bar is the phase's indicator now shown, cleared before a progress
+	// line; shared by the copies of the Config one Run makes.
+	bar **progress.Bar
 
 	// OnDemand, when set, lets a signal or an endpoint profile the next
 	// runs of the measured sessions while they are open (see OnDemand).
@@ -142,6 +152,7 @@ type Result struct {
 const DefaultTrialDuration = 2 * time.Second
 
 func (c *Config) defaults() {
+	c.bar = new(*progress.Bar)
 	if c.Auto != nil {
 		c.Auto.defaults()
 		c.Runs, c.Duration = 0, 0
@@ -196,6 +207,9 @@ func (c *Config) defaults() {
 }
 
 func (c *Config) progress(format string, args ...any) {
+	if c.bar != nil {
+		(*c.bar).Clear()
+	}
 	if c.Progress != nil {
 		fmt.Fprintf(c.Progress, format+"\n", args...)
 	}
@@ -297,9 +311,38 @@ func (b *bench) noteOnDemand() {
 	}
 }
 
+// startBar starts the indicator of a phase of total runs (0: not known)
+// capped at limit (0: none); Done it when the phase ends.
+func (c *Config) startBar(label string, total int, limit time.Duration) *progress.Bar {
+	bar := progress.Start(c.Bars, label, int64(total)).Limit(limit)
+	if c.bar != nil {
+		*c.bar = bar
+	}
+	return bar
+}
+
 // measured runs one measured phase between the hardware sampler's Start and
-// Stop.
+// Stop, with a progress indicator of its requests.
 func (b *bench) measured(ctx context.Context, p phase, exec execFunc) (*phaseResult, *report.Hardware, error) {
+	label := p.label
+	if label == "" {
+		label = "measuring"
+	}
+	limit := p.duration
+	if p.requests > 0 && p.until == nil {
+		limit = 0 // the count ends it
+	}
+	bar := b.cfg.startBar(label, p.requests, limit)
+	defer bar.Done()
+	if bar != nil {
+		observe := p.observe
+		p.observe = func(r record) {
+			if observe != nil {
+				observe(r)
+			}
+			bar.Add(1)
+		}
+	}
 	hw := b.cfg.Hardware
 	if hw != nil {
 		if err := hw.Start(ctx); err != nil && !b.hwStarted {
@@ -515,6 +558,8 @@ func (b *bench) warmup(ctx context.Context, run func(context.Context) error, fir
 	} else {
 		cfg.progress("warming up%s: %d runs", label, n)
 	}
+	bar := cfg.startBar("warming up"+label, n, 0)
+	defer bar.Done()
 	for i := 0; i < n; i++ {
 		if cfg.WarmupAuto && det.ok {
 			break
@@ -525,6 +570,7 @@ func (b *bench) warmup(ctx context.Context, run func(context.Context) error, fir
 		}
 		starts = append(starts, t.Sub(origin).Seconds())
 		det.add(time.Since(t).Seconds())
+		bar.Set(int64(i + 1))
 	}
 	curve := det.xs
 	if len(curve) > 1 {
@@ -642,6 +688,7 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 	trial := func(ctx context.Context, qps float64) (report.Trial, error) {
 		trialNo++
 		p := trialPhase(sla, qps, cfg.TrialDuration, cfg.Seed+uint64(trialNo))
+		p.label = fmt.Sprintf("SLA trial %d at %.4g requests/s", trialNo, qps)
 		p.workers, p.depth = cfg.Concurrency, b.met.queue()
 		res, hw, err := b.measured(ctx, p, exec)
 		if err != nil {
@@ -684,7 +731,9 @@ func (b *bench) sweep(ctx context.Context, exec execFunc) (*phaseResult, *report
 		return p
 	}
 	cfg.progress("batch sweep %v: measuring batch %d, %s", cfg.Batches, cfg.Batch, b.extent(1))
-	first, hw, err := b.measured(ctx, phaseFor(cfg.Batch), exec)
+	p := phaseFor(cfg.Batch)
+	p.label = fmt.Sprintf("batch %d", cfg.Batch)
+	first, hw, err := b.measured(ctx, p, exec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -726,6 +775,7 @@ func (b *bench) sweepOne(ctx context.Context, bs int64, wl *workload, p phase) (
 		return report.BatchStep{}, err
 	}
 	cfg.progress("batch sweep: measuring batch %d, %s", bs, b.extent(1))
+	p.label = fmt.Sprintf("batch %d", bs)
 	res, hw, err := b.measured(ctx, p, func(ctx context.Context, _, seq int) error {
 		err := wl.run(ctx)
 		if cfg.runHook != nil {
@@ -837,10 +887,13 @@ func (b *bench) profilePass(ctx context.Context, run func(context.Context) error
 	if err := sess.ProfileRuns(ctx, n); err != nil {
 		return fmt.Errorf("start the operator-profiling pass: %w", err)
 	}
+	bar := cfg.startBar("profiling operators", n, 0)
+	defer bar.Done()
 	for i := 0; i < n; i++ {
 		if err := run(ctx); err != nil {
 			return fmt.Errorf("profiled run %d of model %q: %w", i+1, cfg.ModelPath, err)
 		}
+		bar.Set(int64(i + 1))
 	}
 	if err := sess.Flush(ctx); err != nil {
 		return err

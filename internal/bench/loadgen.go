@@ -18,6 +18,9 @@ type execFunc func(ctx context.Context, w, seq int) error
 // phase is one measured phase of load: how many requests, how they arrive,
 // how many workers serve them.
 type phase struct {
+	// label names the phase on its progress indicator (default
+	// "measuring").
+	label    string
 	scenario Scenario
 	workers  int
 	requests int           // requests to issue; 0: issue for duration

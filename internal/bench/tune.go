@@ -306,6 +306,8 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 			order = append(order, e)
 		}
 	}
+	bar := cfg.startBar("tuning sweep", len(order)*cfg.Runs, 0)
+	defer bar.Done()
 	for r := 0; r < rounds; r++ {
 		n := cfg.Runs/rounds + boolInt(r < cfg.Runs%rounds)
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -316,7 +318,9 @@ func (b *bench) tune(ctx context.Context) (*report.Report, error) {
 			if cfg.tuneHook != nil {
 				cfg.tuneHook(r, e.row.Label)
 			}
-			res, err := runPhase(ctx, phase{scenario: SingleStream, workers: 1, requests: n, observe: b.met.request},
+			bar.Label("tuning sweep: " + e.row.Label)
+			observe := func(r record) { b.met.request(r); bar.Add(1) }
+			res, err := runPhase(ctx, phase{scenario: SingleStream, workers: 1, requests: n, observe: observe},
 				func(ctx context.Context, _, seq int) error {
 					err := e.wl.run(ctx)
 					if cfg.runHook != nil {
