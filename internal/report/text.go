@@ -68,6 +68,7 @@ func WriteText(w io.Writer, r *Report) error {
 	writeLoadText(w, p, r)
 	writeTuneText(w, p, r.Tune)
 	writeHardwareText(p, r.Hardware)
+	writeMeasurementText(p, r.Measurement)
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
 		p.f("\n")
