@@ -86,6 +86,8 @@ type Comparison struct {
 	// intervals might exclude 0: a side's measurement was disturbed and
 	// CompareConfig.AllowDisturbed was not set. Empty otherwise.
 	NotJudged string `json:"not_judged,omitempty"`
+	// suppressed: NotJudged turned a significant change into none.
+	suppressed bool
 }
 
 // RunInfo identifies one side of a comparison.
@@ -249,6 +251,7 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 	if !cfg.AllowDisturbed {
 		if c.NotJudged = notJudged(a, b, labelA, labelB); c.NotJudged != "" {
 			for i := range c.Latency {
+				c.suppressed = c.suppressed || c.Latency[i].Significant
 				c.Latency[i].Significant = false
 			}
 			c.Warnings = append([]string{"not judged: " + c.NotJudged}, c.Warnings...)

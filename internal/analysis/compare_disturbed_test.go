@@ -58,6 +58,19 @@ func TestCompareRefusesDisturbed(t *testing.T) {
 			if h := Headline(c); !strings.Contains(h, "not judged") {
 				t.Errorf("headline %q", h)
 			}
+			// The same run on both sides: nothing to suppress, the usual
+			// headline, and still no gate decision.
+			dist := a
+			if tt.mb.Disturbed() {
+				dist = b
+			}
+			same, err := Compare(dist, dist, "x.json", "x.json", CompareConfig{Threshold: 0.05})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h := Headline(same); !strings.Contains(h, "not significantly different") || !same.Regression.Undecided {
+				t.Errorf("B against itself: headline %q, gate %+v", h, same.Regression)
+			}
 		})
 	}
 }

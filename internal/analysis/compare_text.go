@@ -125,8 +125,11 @@ func measurementSuffix(r RunInfo) string {
 // verdict's percentile: not significantly different"). The regression
 // gate still reads the verdict's percentile only.
 func Headline(c *Comparison) string {
-	if c.NotJudged != "" {
+	switch {
+	case c.suppressed:
 		return fmt.Sprintf("B is not judged: a side's measurement was disturbed (%s shown, not significant)", c.Percentile)
+	case c.NotJudged != "":
+		return fmt.Sprintf("B is not significantly different (%s); a side's measurement was disturbed", c.Percentile)
 	}
 	var slower []string
 	var worst *LatencyDelta

@@ -681,6 +681,19 @@ const DominatedShare = 0.5
 // autoUntil is the --runs auto stopping rule: the interval is narrow
 // enough and disturbed samples do not dominate the phase so far.
 func (b *bench) autoUntil(a *AutoRuns) func([]float64) bool {
+	return autoRule(a, func(now time.Time) *report.Measurement {
+		mon := b.mon.Load()
+		if mon == nil {
+			return nil
+		}
+		v := mon.Window(time.Time{}, now)
+		return &v
+	}, &b.autoExtended)
+}
+
+// autoRule is autoUntil over judge, the verdict on the phase so far (nil
+// when not watched); extended is set when it went on for a disturbance.
+func autoRule(a *AutoRuns, judge func(now time.Time) *report.Measurement, extended *atomic.Bool) func([]float64) bool {
 	start := time.Now()
 	var reached time.Time // when the width was first reached
 	return func(lat []float64) bool {
@@ -691,13 +704,11 @@ func (b *bench) autoUntil(a *AutoRuns) func([]float64) bool {
 		if reached.IsZero() {
 			reached = now
 		}
-		mon := b.mon.Load()
-		if mon == nil || now.Sub(reached) >= reached.Sub(start) {
+		if now.Sub(reached) >= reached.Sub(start) {
 			return true
 		}
-		v := mon.Window(time.Time{}, now)
-		if v.Disturbed() && v.AffectedShare > DominatedShare {
-			b.autoExtended.Store(true)
+		if v := judge(now); v.Disturbed() && v.AffectedShare > DominatedShare {
+			extended.Store(true)
 			return false
 		}
 		return true
