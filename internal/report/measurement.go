@@ -139,3 +139,29 @@ func cpuList(cpus []int) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// writeMeasurementMarkdown renders the measurement verdict as a section
+// of report.md: the verdict, one row per reason, the advice.
+func writeMeasurementMarkdown(p *printer, m *Measurement) {
+	if m == nil {
+		return
+	}
+	p.f("## Measurement\n\n**%s**", m.Line())
+	if l := m.LoadText(); l != "" {
+		p.f(" (%s)", l)
+	}
+	p.f(", %d samples every %s on CPUs %s.\n\n", m.Samples, units.Duration(m.IntervalS), cpuList(m.CPUs))
+	if len(m.Reasons) > 0 {
+		p.f("| reason | share of the phase | detail |\n|---|---:|---|\n")
+		for _, r := range m.Reasons {
+			p.f("| %s | %s | %s |\n", r.Kind, units.Percent(r.Share, 0), r.Detail)
+		}
+		p.f("\n")
+	}
+	for _, a := range m.Advice {
+		p.f("- %s\n", a)
+	}
+	if len(m.Advice) > 0 {
+		p.f("\n")
+	}
+}
