@@ -190,3 +190,16 @@ func TestRealProcIsReadable(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSample is the cost of one sample on this machine's /proc (every
+// source read and judged), paid every Interval on a thread of the bench.
+func BenchmarkSample(b *testing.B) {
+	m, err := newMonitor(Config{}, time.Now())
+	if err != nil {
+		b.Skipf("no /proc here: %v", err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.tick(time.Now())
+	}
+}

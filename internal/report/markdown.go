@@ -99,6 +99,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		p.f("\n")
 	}
 
+	writeMeasurementMarkdown(p, r.Measurement)
 	if h := r.Hardware; h != nil {
 		writeHardwareMarkdown(p, h)
 	}
