@@ -1169,6 +1169,35 @@ var (
 	OrtelLoadAverageWindow15m = OrtelLoadAverageWindowKey.String("15m")
 )
 
+// OrtelMeasurementVerdictKey is the attribute key "ortel.measurement.verdict":
+// Whether the machine was quiet enough to trust the measurement.
+//
+// Type enum, stability development, ortel-defined, used on metrics and spans.
+//
+// On a request's duration, the verdict of the interference sample (every 200
+// ms) the request ended in; on the phase's throughput and the analysis span,
+// the verdict on the whole measured phase.
+//
+// Examples: "disturbed".
+const OrtelMeasurementVerdictKey = attribute.Key("ortel.measurement.verdict")
+
+// OrtelMeasurementVerdict returns the attribute ortel.measurement.verdict=v.
+func OrtelMeasurementVerdict(v string) attribute.KeyValue {
+	return OrtelMeasurementVerdictKey.String(v)
+}
+
+// Values of ortel.measurement.verdict.
+var (
+	// OrtelMeasurementVerdictStable is ortel.measurement.verdict="stable": No
+	// source crossed its threshold (steal, co-runner, run queue, pressure,
+	// throttling, preemptions, page faults).
+	OrtelMeasurementVerdictStable = OrtelMeasurementVerdictKey.String("stable")
+	// OrtelMeasurementVerdictDisturbed is ortel.measurement.verdict="disturbed":
+	// At least one source crossed its threshold; the report says which and in
+	// which share of the phase.
+	OrtelMeasurementVerdictDisturbed = OrtelMeasurementVerdictKey.String("disturbed")
+)
+
 // OrtelPipelineNameKey is the attribute key "ortel.pipeline.name": Name of the
 // pipeline the stage belongs to.
 //
@@ -1542,6 +1571,7 @@ var Attributes = []Attribute{
 	{Key: "ortel.generation.kv_cache.size", Type: "int", Brief: "Bytes held by the key/value cache (the present.* tensors) at the end of a generation.", Stability: "development", Upstream: false, SpansOnly: true},
 	{Key: "ortel.load.scenario", Type: "enum", Brief: "Load scenario a measurement was taken under, as given to `ortel bench --scenario`.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"single-stream", "concurrent", "server", "offline"}, Metrics: []string{"ortel.jitter.max_delta", "ortel.jitter.outliers", "ortel.jitter.stddev", "ortel.jitter.tail_ratio", "ortel.load.queue.depth", "ortel.load.queue.wait", "ortel.load.request.duration", "ortel.load.throughput", "ortel.sla.compliance", "ortel.sla.violations"}},
 	{Key: "ortel.load_average.window", Type: "enum", Brief: "Averaging window of a load average.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"1m", "5m", "15m"}, Metrics: []string{"ortel.system.load_average"}},
+	{Key: "ortel.measurement.verdict", Type: "enum", Brief: "Whether the machine was quiet enough to trust the measurement.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"stable", "disturbed"}, Metrics: []string{"ortel.load.request.duration", "ortel.load.throughput"}},
 	{Key: "ortel.pipeline.name", Type: "string", Brief: "Name of the pipeline the stage belongs to.", Stability: "development", Upstream: false, SpansOnly: false, Metrics: []string{"ortel.stage.duration", "ortel.stage.queue.duration"}},
 	{Key: "ortel.power.aggregation", Type: "enum", Brief: "How a power value summarizes the readings of a phase.", Stability: "development", Upstream: false, SpansOnly: false, Values: []string{"avg", "max", "idle"}, Metrics: []string{"ortel.inference.power"}},
 	{Key: "ortel.profiling.interval", Type: "double", Brief: "Runs per profiled run so far in the session, when profiling's CPU is capped (instrument.Profiling.MaxCPUShare): the sampling interval the cap let through, at least the configured one.", Stability: "development", Upstream: false, SpansOnly: false},

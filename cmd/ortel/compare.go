@@ -29,6 +29,11 @@ by at least the threshold, or when both runs checked the same SLA and A's
 early-stopping verdict is met and B's missed, so CI pipelines can gate on
 it; a gate on a percentile the runs cannot bound is reported undecided
 (exit 0). An unreadable report exits 1 and a bad command line 2.
+
+When either report's measurement verdict is disturbed (a co-runner, steal,
+drift... during its measured phase), no change is called significant and the
+gate is undecided, saying which side and why; --allow-disturbed judges the
+difference anyway.
 `
 
 const compareOutro = `
@@ -56,6 +61,7 @@ type compareAction struct {
 	percentile, gate, format string
 	resamples                int
 	seed                     uint64
+	allowDisturbed           bool
 }
 
 func (a *compareAction) flags(fs *flagSet) {
@@ -66,6 +72,7 @@ func (a *compareAction) flags(fs *flagSet) {
 	fs.stringFlag(&a.format, "format", "F", "text", "text (default), json or md")
 	fs.intFlag(&a.resamples, "resamples", "N", analysis.DefaultResamples, "bootstrap resamples (default 2000)")
 	fs.uint64Flag(&a.seed, "seed", "N", 1, "seed of the bootstrap (default 1: repeatable intervals)")
+	fs.boolFlag(&a.allowDisturbed, "allow-disturbed", false, "judge the difference even when a side's measurement was disturbed")
 }
 
 func (ca *compareAction) run(ctx context.Context, e *env, pos []string) error {
@@ -74,7 +81,7 @@ func (ca *compareAction) run(ctx context.Context, e *env, pos []string) error {
 	if len(pos) != 2 {
 		return usagef("want two reports, A.json and B.json; got %d arguments", len(pos))
 	}
-	cfg := analysis.CompareConfig{Resamples: resamples, Seed: seed}
+	cfg := analysis.CompareConfig{Resamples: resamples, Seed: seed, AllowDisturbed: ca.allowDisturbed}
 	if cfg.Percentile, err = analysis.ParsePercentile(percentile); err != nil {
 		return usagef("--percentile: %v", err)
 	}

@@ -51,6 +51,10 @@ type CompareConfig struct {
 	// Seed of the bootstrap's generator (default 1): the same runs give
 	// the same intervals.
 	Seed uint64
+	// AllowDisturbed judges the difference even when a side's measurement
+	// verdict is disturbed (report.Measurement); by default no change is
+	// then called significant and the gate is undecided.
+	AllowDisturbed bool
 }
 
 // Comparison is B measured against A.
@@ -78,6 +82,10 @@ type Comparison struct {
 	// SLA compares the runs' SLA verdicts; nil unless both checked one.
 	SLA      *SLAComparison `json:"sla,omitempty"`
 	Warnings []string       `json:"warnings,omitempty"`
+	// NotJudged says why no change was called significant although the
+	// intervals might exclude 0: a side's measurement was disturbed and
+	// CompareConfig.AllowDisturbed was not set. Empty otherwise.
+	NotJudged string `json:"not_judged,omitempty"`
 }
 
 // RunInfo identifies one side of a comparison.
@@ -87,6 +95,9 @@ type RunInfo struct {
 	SHA256    string `json:"sha256"`
 	CreatedAt string `json:"created_at"`
 	Samples   int    `json:"samples"`
+	// Measurement is the run's measurement verdict line ("stable",
+	// "disturbed: ..."), when it was watched.
+	Measurement string `json:"measurement,omitempty"`
 }
 
 // LatencyDelta compares one latency statistic.
@@ -235,6 +246,14 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 		c.Latency = append(c.Latency, d)
 	}
 	addIntervals(c, a.Latency.Samples, b.Latency.Samples)
+	if !cfg.AllowDisturbed {
+		if c.NotJudged = notJudged(a, b, labelA, labelB); c.NotJudged != "" {
+			for i := range c.Latency {
+				c.Latency[i].Significant = false
+			}
+			c.Warnings = append([]string{"not judged: " + c.NotJudged}, c.Warnings...)
+		}
+	}
 	c.SLA = compareSLA(a, b)
 	for i := range c.Latency {
 		if c.Latency[i].Stat == pName {
@@ -272,6 +291,9 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 		r := &Regression{Threshold: cfg.Threshold}
 		ci := fmt.Sprintf("%s %s (%s CI %s to %s)", pName, units.Change(gate.Change), units.Percent(cfg.Confidence, 0), units.Change(gate.CILow), units.Change(gate.CIHigh))
 		switch {
+		case c.NotJudged != "":
+			r.Undecided = true
+			r.Reason = fmt.Sprintf("undecided: a side's measurement was disturbed; %s", ci)
 		case c.Verdict == VerdictSlower && gate.Change >= cfg.Threshold:
 			r.Exceeded = true
 			r.Reason = fmt.Sprintf("regression: %s exceeds the %.1f%% threshold", ci, 100*cfg.Threshold)
@@ -303,7 +325,25 @@ func quantileOf(name string) float64 {
 }
 
 func runInfo(r *report.Report, label string) RunInfo {
-	return RunInfo{Label: label, Model: r.Model.Name, SHA256: r.Model.SHA256, CreatedAt: r.CreatedAt.Format("2006-01-02 15:04:05 MST"), Samples: len(r.Latency.Samples)}
+	return RunInfo{Label: label, Model: r.Model.Name, SHA256: r.Model.SHA256, CreatedAt: r.CreatedAt.Format("2006-01-02 15:04:05 MST"), Samples: len(r.Latency.Samples),
+		Measurement: r.Measurement.Line()}
+}
+
+// notJudged says which sides were disturbed, or "" when neither was.
+func notJudged(a, b *report.Report, labelA, labelB string) string {
+	var sides []string
+	for _, s := range []struct {
+		name, label string
+		r           *report.Report
+	}{{"A", labelA, a}, {"B", labelB, b}} {
+		if s.r.Measurement.Disturbed() {
+			sides = append(sides, fmt.Sprintf("%s (%s) was %s", s.name, s.label, s.r.Measurement.Line()))
+		}
+	}
+	if len(sides) == 0 {
+		return ""
+	}
+	return strings.Join(sides, "; ") + ": its figures describe the disturbance as much as the model, so no difference is called significant (--allow-disturbed judges it anyway; ortel bench --ab measures both sides in one interleaved invocation)"
 }
 
 func delta(a, b float64) Delta {

@@ -17,8 +17,8 @@ const TopOpTypeDeltas = 10
 func WriteComparisonText(w io.Writer, c *Comparison) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "ortel compare — B %s against A %s\n", c.B.Label, c.A.Label)
-	fmt.Fprintf(ew, "  A  %s, %d samples, %s\n", c.A.Model, c.A.Samples, c.A.CreatedAt)
-	fmt.Fprintf(ew, "  B  %s, %d samples, %s\n\n", c.B.Model, c.B.Samples, c.B.CreatedAt)
+	fmt.Fprintf(ew, "  A  %s, %d samples, %s%s\n", c.A.Model, c.A.Samples, c.A.CreatedAt, measurementSuffix(c.A))
+	fmt.Fprintf(ew, "  B  %s, %d samples, %s%s\n\n", c.B.Model, c.B.Samples, c.B.CreatedAt, measurementSuffix(c.B))
 	fmt.Fprintf(ew, "Latency (change = B/A - 1; %.0f%% bootstrap CI, %d resamples)\n", 100*c.Confidence, c.Resamples)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "  stat\tA\tB\tchange\tCI low\tCI high\t\t\n")
@@ -108,6 +108,14 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	return ew.err
 }
 
+// measurementSuffix is ", measurement stable" or the like, when known.
+func measurementSuffix(r RunInfo) string {
+	if r.Measurement == "" {
+		return ""
+	}
+	return ", measurement " + r.Measurement
+}
+
 // Headline is the comparison's verdict in one line, led by its worst
 // significant change: the verdict on the comparison's percentile alone
 // ("B is not significantly different (p50)") when no other statistic is
@@ -117,6 +125,9 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 // verdict's percentile: not significantly different"). The regression
 // gate still reads the verdict's percentile only.
 func Headline(c *Comparison) string {
+	if c.NotJudged != "" {
+		return fmt.Sprintf("B is not judged: a side's measurement was disturbed (%s shown, not significant)", c.Percentile)
+	}
 	var slower []string
 	var worst *LatencyDelta
 	for i := range c.Latency {

@@ -46,13 +46,17 @@ func Export(ctx context.Context, rep *report.Report, c Config) error {
 		return errors.New("export analysis: the report has no analysis section")
 	}
 	cfg := newConfig(c)
-	exportSpan(ctx, cfg, rep.Model.Name, a, runSpans(rep.Operators))
+	exportSpan(ctx, cfg, rep.Model.Name, a, runSpans(rep.Operators), rep.Measurement)
 	return exportMetrics(ctx, cfg, rep.Model.Name, a)
 }
 
-func exportSpan(ctx context.Context, cfg *config, model string, a *report.Analysis, runs []trace.SpanContext) {
+func exportSpan(ctx context.Context, cfg *config, model string, a *report.Analysis, runs []trace.SpanContext, m *report.Measurement) {
 	tracer := cfg.TracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(Version))
-	sopts := []trace.SpanStartOption{trace.WithAttributes(semconv.OnnxruntimeModelName(model))}
+	attrs := []attribute.KeyValue{semconv.OnnxruntimeModelName(model)}
+	if m != nil {
+		attrs = append(attrs, semconv.OrtelMeasurementVerdict(m.State))
+	}
+	sopts := []trace.SpanStartOption{trace.WithAttributes(attrs...)}
 	if n := len(runs); n > 0 {
 		var links []trace.Link
 		for _, sc := range runs[max(0, n-maxLinks):] {

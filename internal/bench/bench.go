@@ -15,9 +15,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/internal/interference"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
 	"github.com/ortel-dev/ortel/internal/units"
+	"github.com/ortel-dev/ortel/semconv"
 )
 
 // Config is what to bench and how.
@@ -113,6 +115,14 @@ type Config struct {
 	// phase; its summary of the main phase becomes the report's hardware
 	// section (batch steps and SLA trials keep their own).
 	Hardware HardwareSampler
+
+	// Interference configures the machine watch of every measured phase
+	// (internal/interference): its verdict on the main phase becomes the
+	// report's measurement section and summary verdict. nil: defaults
+	// (this process, the cores it may run on); NoInterference turns it
+	// off.
+	Interference   *interference.Config
+	NoInterference bool
 
 	// Progress, when set, receives one line per phase.
 	Progress io.Writer
@@ -232,6 +242,12 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	b := &bench{cfg: &cfg, rep: rep, model: m, ops: newOpCollector()}
 	b.met = newMetrics(cfg.MeterProvider, rep.Model.Name, cfg.Scenario)
+	b.met.stateNow = func() string {
+		if mon := b.mon.Load(); mon != nil {
+			return mon.State()
+		}
+		return ""
+	}
 	tp := cfg.TracerProvider
 	if cfg.ProfiledRunSpansOnly && tp != nil {
 		tp = profiledOnly{next: tp, runSpan: "run " + rep.Model.Name}
@@ -279,6 +295,10 @@ type bench struct {
 	inPass        atomic.Bool // the profiling pass runs: its operators go to the report
 	passRuns      int64       // runs the profiling pass profiled
 	onDemandNoted bool
+	monNoted      bool
+	autoExtended  atomic.Bool // --runs auto went on past a narrow interval because the phase was disturbed
+
+	mon atomic.Pointer[interference.Monitor] // the measured phase's, while it runs
 }
 
 // noteOnDemand notes, once, how many runs were profiled on demand (a
@@ -307,7 +327,16 @@ func (b *bench) measured(ctx context.Context, p phase, exec execFunc) (*phaseRes
 		}
 		b.hwStarted = true
 	}
+	mon := b.watch(ctx)
 	res, err := runPhase(ctx, p, exec)
+	if mon != nil {
+		v := mon.Stop()
+		b.mon.CompareAndSwap(mon, nil)
+		if res != nil {
+			v = interference.WithDrift(v, res.latencies())
+			res.measurement = &v
+		}
+	}
 	var h *report.Hardware
 	if hw != nil {
 		n := 0
@@ -317,6 +346,28 @@ func (b *bench) measured(ctx context.Context, p phase, exec execFunc) (*phaseRes
 		h = hw.Stop(n)
 	}
 	return res, h, err
+}
+
+// watch starts the interference monitor of one measured phase; nil when
+// it is off or cannot start (noted once).
+func (b *bench) watch(ctx context.Context) *interference.Monitor {
+	if b.cfg.NoInterference {
+		return nil
+	}
+	var cfg interference.Config
+	if b.cfg.Interference != nil {
+		cfg = *b.cfg.Interference
+	}
+	mon, err := interference.Start(ctx, cfg)
+	if err != nil {
+		if !b.monNoted {
+			b.monNoted = true
+			b.rep.Notes = append(b.rep.Notes, "no measurement verdict: "+err.Error())
+		}
+		return nil
+	}
+	b.mon.Store(mon)
+	return mon
 }
 
 // load benches the model under a load scenario, or sweeps batch sizes.
@@ -605,7 +656,7 @@ func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *rep
 		p.requests = 0
 	}
 	if a := cfg.Auto; a != nil {
-		p.requests, p.duration, p.until = a.MaxRuns, a.Limit, a.satisfied
+		p.requests, p.duration, p.until = a.MaxRuns, a.Limit, b.autoUntil(a)
 		cfg.progress("measuring: %s scenario, %s, until the p%g interval (95%%) is within %g%% of it, at most %s",
 			cfg.Scenario, report.Plural(cfg.Concurrency, "worker"), a.Percentile, 100*a.Width, a.Limit)
 		return b.measured(ctx, p, exec)
@@ -617,6 +668,40 @@ func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *rep
 		cfg.progress("measuring: %s scenario, %s", cfg.Scenario, b.extent(cfg.Concurrency))
 	}
 	return b.measured(ctx, p, exec)
+}
+
+// DominatedShare is the share of disturbed time past which --runs auto
+// keeps measuring although its interval is narrow enough: when most of
+// the phase so far was disturbed, the interval describes the disturbance,
+// and more runs may reach a quiet spell. It goes on for at most as long
+// again as it took to reach the width (and within the auto limit), then
+// stops and says so: a machine busy all along stays busy.
+const DominatedShare = 0.5
+
+// autoUntil is the --runs auto stopping rule: the interval is narrow
+// enough and disturbed samples do not dominate the phase so far.
+func (b *bench) autoUntil(a *AutoRuns) func([]float64) bool {
+	start := time.Now()
+	var reached time.Time // when the width was first reached
+	return func(lat []float64) bool {
+		if !a.satisfied(lat) {
+			return false
+		}
+		now := time.Now()
+		if reached.IsZero() {
+			reached = now
+		}
+		mon := b.mon.Load()
+		if mon == nil || now.Sub(reached) >= reached.Sub(start) {
+			return true
+		}
+		v := mon.Window(time.Time{}, now)
+		if v.Disturbed() && v.AffectedShare > DominatedShare {
+			b.autoExtended.Store(true)
+			return false
+		}
+		return true
+	}
 }
 
 // extent describes how long the measured phase lasts.
@@ -748,10 +833,17 @@ func (b *bench) finishMain(res *phaseResult) {
 	lat := res.latencies()
 	errs := res.errors()
 	rep.Latency = report.Latency{Summary: stats.Summarize(lat), Samples: lat, Errors: errs}
+	rep.Measurement = res.measurement
+	rep.Verdict = res.measurement.Line()
 	if a := cfg.Auto; a != nil {
 		rep.Config.AutoRuns = a.autoResult(lat, res.timedOut)
 		rep.Config.Runs = len(res.records)
-		if r := rep.Config.AutoRuns; r.StoppedBy != "width" {
+		r := rep.Config.AutoRuns
+		switch {
+		case b.autoExtended.Load() && res.measurement.Disturbed():
+			rep.Notes = append(rep.Notes, fmt.Sprintf("--runs auto measured on past a narrow enough interval because the phase was disturbed most of the time, and stopped after %d runs still disturbed (%s of the phase): the figures describe the disturbance; see the measurement's advice",
+				r.Runs, units.Percent(res.measurement.AffectedShare, 0)))
+		case r.StoppedBy != "width":
 			rep.Notes = append(rep.Notes, fmt.Sprintf("--runs auto stopped by its %s after %d runs, before the p%g interval came within %g%%", r.StoppedBy, r.Runs, a.Percentile, 100*a.Width))
 		}
 	}
@@ -781,7 +873,11 @@ func (b *bench) finishMain(res *phaseResult) {
 			ld.QueueWait = &s
 			ld.MaxQueueDepth = res.maxDepth
 		}
-		b.met.throughput.Record(context.Background(), ld.AchievedQPS, b.met.scenOpt)
+		opt := b.met.scenOpt
+		if m := res.measurement; m != nil {
+			opt = metric.WithAttributes(b.met.model, b.met.scenario, semconv.OrtelMeasurementVerdict(m.State))
+		}
+		b.met.throughput.Record(context.Background(), ld.AchievedQPS, opt)
 	}
 	if cfg.SLA != nil {
 		r := cfg.SLA.check(lat, errs)

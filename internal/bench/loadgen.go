@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ortel-dev/ortel/internal/report"
 )
 
 // execFunc runs request seq of a phase on worker w.
@@ -80,6 +82,8 @@ type phaseResult struct {
 	aborted  bool
 	// timedOut: a closed-loop phase with until ran out of its duration.
 	timedOut bool
+	// measurement is the interference verdict on the phase, when watched.
+	measurement *report.Measurement
 }
 
 // latencies returns the latencies of the successful requests, in seconds.

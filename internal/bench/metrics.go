@@ -52,6 +52,10 @@ type metrics struct {
 	scenOpt   metric.MeasurementOption // model + scenario
 	requestOK []metric.RecordOption
 	addOpts   []metric.AddOption
+	// byState are requestOK plus ortel.measurement.verdict, by the state
+	// the interference monitor's latest sample gives (stateNow).
+	byState  map[string][]metric.RecordOption
+	stateNow func() string
 }
 
 func newMetrics(mp metric.MeterProvider, model string, sc Scenario) *metrics {
@@ -111,6 +115,10 @@ func newMetrics(mp metric.MeterProvider, model string, sc Scenario) *metrics {
 	x.modelOpt = metric.WithAttributeSet(attribute.NewSet(x.model))
 	x.scenOpt = metric.WithAttributeSet(attribute.NewSet(x.model, x.scenario))
 	x.requestOK = []metric.RecordOption{x.scenOpt}
+	x.byState = map[string][]metric.RecordOption{
+		report.MeasurementStable:    {metric.WithAttributeSet(attribute.NewSet(x.model, x.scenario, semconv.OrtelMeasurementVerdictStable))},
+		report.MeasurementDisturbed: {metric.WithAttributeSet(attribute.NewSet(x.model, x.scenario, semconv.OrtelMeasurementVerdictDisturbed))},
+	}
 	x.addOpts = []metric.AddOption{x.scenOpt}
 	x.queueDepth, err = semconv.NewOrtelLoadQueueDepth(m)
 	add(err)
@@ -154,7 +162,13 @@ func (x *metrics) request(r record) {
 		x.requestDuration.Record(ctx, r.latency.Seconds(), metric.WithAttributes(x.model, x.scenario,
 			semconv.ErrorType(errorType(r.err))))
 	} else {
-		x.requestDuration.Record(ctx, r.latency.Seconds(), x.requestOK...)
+		opts := x.requestOK
+		if x.stateNow != nil {
+			if o, ok := x.byState[x.stateNow()]; ok {
+				opts = o
+			}
+		}
+		x.requestDuration.Record(ctx, r.latency.Seconds(), opts...)
 	}
 	if x.queued {
 		x.queueWait.Record(ctx, r.wait.Seconds(), x.requestOK...)

@@ -19,7 +19,7 @@ type Reason = report.MeasurementReason
 
 // scanEvery bounds how often a Monitor reads every process's stat to name
 // a co-runner: a scan reads hundreds of files.
-const scanEvery = time.Second
+const scanEvery = 500 * time.Millisecond
 
 // Monitor samples the sources in the background between Start and Stop.
 type Monitor struct {
@@ -204,4 +204,19 @@ func (m *Monitor) stopAt(now time.Time) Verdict {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return *m.stopped
+}
+
+// State is the verdict of the latest sample alone, "stable" or
+// "disturbed"; "" before the first. It is cheap enough to call per
+// request.
+func (m *Monitor) State() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.samples) == 0 {
+		return ""
+	}
+	if len(m.samples[len(m.samples)-1].values) > 0 {
+		return report.MeasurementDisturbed
+	}
+	return report.MeasurementStable
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // maxCoRunners is how many co-runners a verdict names.
-const maxCoRunners = 3
+const maxCoRunners = 5
 
 // clockTick is USER_HZ, the unit of /proc's CPU times: 100 on every Linux
 // architecture Go supports.

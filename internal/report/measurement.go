@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ortel-dev/ortel/internal/units"
 )
 
 // Measurement states.
@@ -86,4 +88,54 @@ func (m *Measurement) Line() string {
 		line += fmt.Sprintf(" (%.0f%% of the phase)", 100*m.AffectedShare)
 	}
 	return line
+}
+
+// LoadText is "load 5.20 → 6.10" (1-minute load averages at the start
+// and end of the phase), or "" when unknown.
+func (m *Measurement) LoadText() string {
+	if m == nil || len(m.LoadAvgStart) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("load %.2f", m.LoadAvgStart[0])
+	if len(m.LoadAvgEnd) > 0 {
+		s += fmt.Sprintf(" → %.2f", m.LoadAvgEnd[0])
+	}
+	return s
+}
+
+// writeMeasurementText renders the measurement section of the text
+// report: the verdict, each reason with its share, the co-runners, the
+// advice and the sources that were not available.
+func writeMeasurementText(p *printer, m *Measurement) {
+	if m == nil {
+		return
+	}
+	p.f("\nMeasurement (%d samples every %s on CPUs %s; %s)\n", m.Samples, units.Duration(m.IntervalS), cpuList(m.CPUs), orDash(m.LoadText()))
+	p.f("  verdict    %s\n", m.Line())
+	for _, r := range m.Reasons {
+		p.f("  %-20s %s of the phase: %s\n", r.Kind, units.Percent(r.Share, 0), r.Detail)
+	}
+	for _, a := range m.Advice {
+		p.f("  → %s\n", a)
+	}
+	var off []string
+	for _, s := range m.Sources {
+		if !s.Available {
+			off = append(off, s.Source)
+		}
+	}
+	if len(off) > 0 {
+		p.f("  not available here: %s\n", strings.Join(off, ", "))
+	}
+}
+
+func cpuList(cpus []int) string {
+	if len(cpus) == 0 {
+		return "-"
+	}
+	s := make([]string, len(cpus))
+	for i, c := range cpus {
+		s[i] = fmt.Sprint(c)
+	}
+	return strings.Join(s, ",")
 }

@@ -50,8 +50,12 @@ type Report struct {
 	Telemetry Telemetry `json:"telemetry"`
 	Notes     []string  `json:"notes,omitempty"`
 	// Verdict is a one-line judgement of the measurement itself (was the
-	// machine quiet enough to trust it), shown in the summary when set.
+	// machine quiet enough to trust it), shown in the summary when set:
+	// Measurement.Line() when the phase was watched.
 	Verdict string `json:"verdict,omitempty"`
+	// Measurement is the interference verdict on the main measured phase
+	// (measurement.go).
+	Measurement *Measurement `json:"measurement,omitempty"`
 }
 
 // Tool names the program that wrote the report.

@@ -43,7 +43,14 @@ func WriteSummary(w io.Writer, r *Report) error {
 	p.f("throughput  %.1f runs/s, %.1f items/s; cold start %s session + %s first run\n",
 		r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Session.CreationS), units.Duration(r.Session.FirstRunS))
 	if r.Verdict != "" {
-		p.f("verdict     %s\n", r.Verdict)
+		line := r.Verdict
+		if l := r.Measurement.LoadText(); l != "" {
+			line += "; " + l
+		}
+		p.f("verdict     %s\n", line)
+		if m := r.Measurement; m.Disturbed() && len(m.Advice) > 0 {
+			p.f("            → %s\n", m.Advice[0])
+		}
 	}
 	var fds []Finding
 	if r.Analysis != nil {

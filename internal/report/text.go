@@ -72,6 +72,7 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	writeABText(w, p, r.AB, "A/B comparison")
 	writeHardwareText(p, r.Hardware)
+	writeMeasurementText(p, r.Measurement)
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
 		p.f("\n")
