@@ -150,9 +150,10 @@ func TestABLoopPlantedSlowSide(t *testing.T) {
 	}
 }
 
-// TestABLoopExcludesDisturbedPairs: a judge that calls every third pair's
-// blocks disturbed leaves those pairs out and the report lists them.
-func TestABLoopExcludesDisturbedPairs(t *testing.T) {
+// TestABLoopFlagsDisturbedPairs: a judge that calls every third pair's
+// blocks disturbed flags those pairs, blocks with their reasons, and the
+// headline says so; the pairs stay in the analysis.
+func TestABLoopFlagsDisturbedPairs(t *testing.T) {
 	n := 0
 	plan := abPlan{blockRuns: 5, maxTime: 600 * time.Millisecond, looks: 1, threshold: 0.5, conf: 0.95, resamples: 100, seed: 1,
 		judge: func(time.Time, time.Time) (bool, []string) {
@@ -167,11 +168,17 @@ func TestABLoopExcludesDisturbedPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	total := len(res.Blocks) / 2
-	if res.PairsExcluded == 0 || res.Pairs+res.PairsExcluded != total {
-		t.Fatalf("pairs %d + excluded %d, want %d blocks' pairs with some excluded", res.Pairs, res.PairsExcluded, total)
+	if res.Pairs != total {
+		t.Fatalf("%d pairs analysed of %d measured: disturbed pairs must stay in", res.Pairs, total)
 	}
-	if want := (total + 2) / 3; res.PairsExcluded != want {
-		t.Errorf("excluded %d pairs, want %d (every third)", res.PairsExcluded, want)
+	if want := (total + 2) / 3; res.PairsDisturbed != want {
+		t.Errorf("%d pairs flagged, want %d (every third)", res.PairsDisturbed, want)
+	}
+	if b := res.Blocks[0]; !b.Disturbed || len(b.Reasons) != 1 {
+		t.Errorf("first block %+v, want disturbed with its reason", b)
+	}
+	if h := abHeadline(res); !strings.Contains(h, "disturbed in") {
+		t.Errorf("headline %q does not flag the disturbance", h)
 	}
 }
 
