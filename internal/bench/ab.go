@@ -356,6 +356,9 @@ type abPlan struct {
 	seed      uint64
 	judge     BlockJudge
 	progress  func(format string, args ...any)
+	// now is the clock (default time.Now; tests give a fake one that the
+	// runners advance).
+	now func() time.Time
 }
 
 // abResult is the A/B section with what RunAB needs besides.
@@ -377,17 +380,17 @@ func cpuSeconds() float64 {
 }
 
 // abRunBlock runs one block of n runs of run.
-func abRunBlock(ctx context.Context, run func(context.Context) error, n int) (abBlock, int, time.Time, time.Time, error) {
+func abRunBlock(ctx context.Context, run func(context.Context) error, n int, now func() time.Time) (abBlock, int, time.Time, time.Time, error) {
 	blk := abBlock{lat: make([]float64, 0, n)}
 	errs := 0
 	cpu0 := cpuSeconds()
-	start := time.Now()
+	start := now()
 	for k := 0; k < n; k++ {
-		t := time.Now()
+		t := now()
 		err := run(ctx)
-		d := time.Since(t).Seconds()
+		d := now().Sub(t).Seconds()
 		if ctx.Err() != nil {
-			return blk, errs, start, time.Now(), ctx.Err()
+			return blk, errs, start, now(), ctx.Err()
 		}
 		if err != nil {
 			errs++
@@ -395,7 +398,7 @@ func abRunBlock(ctx context.Context, run func(context.Context) error, n int) (ab
 		}
 		blk.lat = append(blk.lat, d)
 	}
-	end := time.Now()
+	end := now()
 	blk.wall = end.Sub(start).Seconds()
 	blk.cpu = -1
 	if cpu1 := cpuSeconds(); cpu0 >= 0 && cpu1 >= 0 {
@@ -417,6 +420,9 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 	if plan.progress == nil {
 		plan.progress = func(string, ...any) {}
 	}
+	if plan.now == nil {
+		plan.now = time.Now
+	}
 	rng := rand.New(rand.NewPCG(plan.seed, 0x6162))
 	boot := rand.New(rand.NewPCG(plan.seed, 0x626f6f74))
 	res := &abResult{AB: &report.AB{
@@ -428,7 +434,7 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 		res.Interference = abFlagPolicy
 	}
 	var pairs []abPair
-	origin := time.Now()
+	origin := plan.now()
 	var analysing time.Duration
 	look := 1
 	for pair := 0; ; pair++ {
@@ -438,7 +444,7 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 		}
 		var p abPair
 		for pos, side := range order {
-			blk, errs, start, _, err := abRunBlock(ctx, run[side], plan.blockRuns)
+			blk, errs, start, _, err := abRunBlock(ctx, run[side], plan.blockRuns, plan.now)
 			if err != nil {
 				return nil, fmt.Errorf("A/B side %s, block %d: %w", "AB"[side:side+1], pair+1, err)
 			}
@@ -457,7 +463,7 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 		pairs = append(pairs, p)
 		// The schedule runs on measuring time: the looks' own analysis
 		// does not eat the cap.
-		elapsed := time.Since(origin) - analysing
+		elapsed := plan.now().Sub(origin) - analysing
 		due := time.Duration(float64(plan.maxTime) * float64(look) / float64(plan.looks))
 		if elapsed < due {
 			continue
@@ -474,7 +480,7 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 			if settled {
 				res.StoppedBy = "settled"
 			}
-			res.WallS = time.Since(origin).Seconds()
+			res.WallS = plan.now().Sub(origin).Seconds()
 			break
 		}
 		// Looks whose time passed during a long block are not taken twice.

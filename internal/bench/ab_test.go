@@ -115,21 +115,40 @@ func TestABJudge(t *testing.T) {
 	}
 }
 
-// sleeper is a runner that takes d a run, sleeping.
-func sleeper(d time.Duration) func(context.Context) error {
-	return func(context.Context) error { time.Sleep(d); return nil }
+// fakeClock is a clock that only the runners move: a run of d advances
+// it by d, give or take up to 10% (seeded), so a test's latencies do not
+// depend on the machine's load.
+type fakeClock struct {
+	t   time.Time
+	rng *rand.Rand
 }
 
-// TestABLoopPlantedSlowSide: B sleeps twice as long a run as A; the loop
-// says B is slower (and, sides swapped, faster), stopping at a look, with
-// every pair's order drawn at random.
+func newFakeClock(seed uint64) *fakeClock {
+	return &fakeClock{t: time.Unix(1e9, 0), rng: rand.New(rand.NewPCG(seed, 9))}
+}
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+// runner is a run that takes d on the clock.
+func (c *fakeClock) runner(d time.Duration) func(context.Context) error {
+	return func(context.Context) error {
+		c.t = c.t.Add(time.Duration(float64(d) * (0.9 + 0.2*c.rng.Float64())))
+		return nil
+	}
+}
+
+// TestABLoopPlantedSlowSide: B takes twice as long a run as A (on a fake
+// clock the runners advance, ±10% per run); the loop says B is slower
+// (sides swapped, faster; identical, no difference within ±5%), with every
+// pair's order drawn at random.
 func TestABLoopPlantedSlowSide(t *testing.T) {
-	plan := abPlan{blockRuns: 5, maxTime: 2 * time.Second, looks: 2, threshold: 0.02, conf: 0.975, resamples: 300, seed: 3}
 	for _, c := range []struct {
 		a, b time.Duration
 		want string
-	}{{time.Millisecond, 2 * time.Millisecond, "slower"}, {2 * time.Millisecond, time.Millisecond, "faster"}} {
-		res, err := abLoop(context.Background(), [2]func(context.Context) error{sleeper(c.a), sleeper(c.b)}, plan)
+	}{{time.Millisecond, 2 * time.Millisecond, "slower"}, {2 * time.Millisecond, time.Millisecond, "faster"}, {time.Millisecond, time.Millisecond, "no_difference"}} {
+		clock := newFakeClock(3)
+		plan := abPlan{blockRuns: 5, maxTime: 2 * time.Second, looks: 2, threshold: 0.05, conf: 0.975, resamples: 300, seed: 3, now: clock.now}
+		res, err := abLoop(context.Background(), [2]func(context.Context) error{clock.runner(c.a), clock.runner(c.b)}, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +174,8 @@ func TestABLoopPlantedSlowSide(t *testing.T) {
 // headline says so; the pairs stay in the analysis.
 func TestABLoopFlagsDisturbedPairs(t *testing.T) {
 	n := 0
-	plan := abPlan{blockRuns: 5, maxTime: 600 * time.Millisecond, looks: 1, threshold: 0.5, conf: 0.95, resamples: 100, seed: 1,
+	clock := newFakeClock(1)
+	plan := abPlan{blockRuns: 5, maxTime: 600 * time.Millisecond, looks: 1, threshold: 0.5, conf: 0.95, resamples: 100, seed: 1, now: clock.now,
 		judge: func(time.Time, time.Time) (bool, []string) {
 			n++
 			if (n-1)/2%3 == 0 {
@@ -163,7 +183,7 @@ func TestABLoopFlagsDisturbedPairs(t *testing.T) {
 			}
 			return false, nil
 		}}
-	res, err := abLoop(context.Background(), [2]func(context.Context) error{sleeper(time.Millisecond), sleeper(time.Millisecond)}, plan)
+	res, err := abLoop(context.Background(), [2]func(context.Context) error{clock.runner(time.Millisecond), clock.runner(time.Millisecond)}, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
