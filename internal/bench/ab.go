@@ -208,7 +208,7 @@ func RunAB(ctx context.Context, ab AB) (*report.Report, error) {
 	plan := abPlan{
 		blockRuns: blockRuns, maxTime: ab.MaxTime, looks: ab.Looks, threshold: ab.Threshold,
 		conf: 1 - (1-ab.Confidence)/float64(ab.Looks), resamples: ab.Resamples, seed: ab.Seed,
-		judge: ab.Judge, progress: progress,
+		judge: ab.Judge, progress: progress, recalibrate: ab.BlockRuns == 0,
 	}
 	progress("A/B: blocks of %d runs in shuffled pairs, looks at every %s of at most %s, threshold ±%g%%",
 		blockRuns, units.Duration((ab.MaxTime / time.Duration(ab.Looks)).Seconds()), units.Duration(ab.MaxTime.Seconds()), 100*ab.Threshold)
@@ -356,6 +356,10 @@ type abPlan struct {
 	seed      uint64
 	judge     BlockJudge
 	progress  func(format string, args ...any)
+	// recalibrate sizes the blocks again after the first pair when they
+	// took more than twice DefaultABBlockTime (blockRuns was chosen from
+	// the warm-up median).
+	recalibrate bool
 	// now is the clock (default time.Now; tests give a fake one that the
 	// runners advance).
 	now func() time.Time
@@ -461,6 +465,15 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 			}
 		}
 		pairs = append(pairs, p)
+		if pair == 0 && plan.recalibrate {
+			// The warm-up median chose the block size; a machine busier
+			// now than then makes blocks far longer than planned, and
+			// too few pairs: size the blocks again from this first pair.
+			if slow := max(p.a.wall, p.b.wall) / float64(plan.blockRuns); slow > 0 && max(p.a.wall, p.b.wall) > 2*DefaultABBlockTime.Seconds() {
+				plan.blockRuns = min(max(int(math.Round(DefaultABBlockTime.Seconds()/slow)), MinABBlockRuns), plan.blockRuns)
+				res.BlockRuns = plan.blockRuns
+			}
+		}
 		// The schedule runs on measuring time: the looks' own analysis
 		// does not eat the cap.
 		elapsed := plan.now().Sub(origin) - analysing

@@ -241,3 +241,18 @@ func TestSelectQuantile(t *testing.T) {
 		}
 	}
 }
+
+// TestABLoopResizesBlocks: blocks sized for 1 ms runs that take 10 ms (a
+// machine busier than during the warm-up) are sized again after the first
+// pair, to about DefaultABBlockTime.
+func TestABLoopResizesBlocks(t *testing.T) {
+	clock := newFakeClock(5)
+	plan := abPlan{blockRuns: 200, maxTime: 20 * time.Second, looks: 1, threshold: 0.05, conf: 0.95, resamples: 50, seed: 1, now: clock.now, recalibrate: true}
+	res, err := abLoop(context.Background(), [2]func(context.Context) error{clock.runner(10 * time.Millisecond), clock.runner(10 * time.Millisecond)}, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BlockRuns < 20 || res.BlockRuns > 30 || res.Blocks[0].Runs != 200 || res.Blocks[2].Runs != res.BlockRuns {
+		t.Errorf("block runs %d (first block %d, third %d), want about 25 after the first pair", res.BlockRuns, res.Blocks[0].Runs, res.Blocks[2].Runs)
+	}
+}

@@ -37,7 +37,9 @@ type AB struct {
 	StoppedBy string  `json:"stopped_by"`
 	MaxS      float64 `json:"max_s"`
 	WallS     float64 `json:"wall_s"`
-	// BlockRuns is the number of runs in every block; Pairs the pairs of
+	// BlockRuns is the number of runs in every block (after the first
+	// pair, when that pair showed the blocks far longer than planned);
+	// Pairs the pairs of
 	// blocks (one A, one B) analysed; PairsDisturbed those with a block the
 	// interference monitor judged disturbed (flagged, not left out: see
 	// Interference).
