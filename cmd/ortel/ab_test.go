@@ -60,7 +60,7 @@ func TestBenchABPlantedSlowSide(t *testing.T) {
 	if p50, _ := ab.Stat("p50"); !p50.Bounded || *p50.Lower < 1.02 {
 		t.Errorf("p50 ratio %+v, want bounded above 1.02", p50)
 	}
-	if len(ab.Blocks) != 2*(ab.Pairs+ab.PairsExcluded) || len(ab.LoadAvgStart) != 3 {
+	if len(ab.Blocks) != 2*ab.Pairs || len(ab.LoadAvgStart) != 3 {
 		t.Errorf("%d blocks for %d pairs, load %v", len(ab.Blocks), ab.Pairs, ab.LoadAvgStart)
 	}
 	for _, f := range []string{"report.md", "report.html"} {

@@ -154,7 +154,7 @@ var exitCodes = []struct {
 	{exitOK, "success"},
 	{exitFailure, "failure: bad input (model, profile, report), a missing library or process, an I/O error"},
 	{exitUsage, "usage error: unknown command or flag, bad flag value, wrong arguments"},
-	{exitRegression, "compare --fail-on-regression: B is slower than A by at least the threshold, or A met an SLA that B misses; history check: the newest run sits after a change point for the worse"},
+	{exitRegression, "compare --fail-on-regression: B is slower than A by at least the threshold, or A met an SLA that B misses; bench --ab --fail-on-regression: B is slower than A beyond --ab-threshold at p50; history check: the newest run sits after a change point for the worse"},
 	{exitTelemetryLost, "the work succeeded, but telemetry it was asked to send was lost or spooled for ortel replay (bench, agent, attach, import's metrics); one line per signal says what. Import spans that cannot be delivered fail the import: 1"},
 }
 

@@ -6,11 +6,15 @@ import (
 	"testing"
 )
 
-// TestMain fails the package when a test wrote into the package directory
+// TestMain turns off --tune's final duel by default (see defaultTuneDuel)
+// and fails the package when a test wrote into the package directory
 // through a default output path (ortel-out/...): every test must pass --out
 // (or an equivalent) under t.TempDir, or its output lands in the source
 // tree and, once, in a commit.
 func TestMain(m *testing.M) {
+	// The --tune tests measure the sweep; TestTuneFinalDuel asks for the
+	// duel with --tune-duel.
+	defaultTuneDuel = 0
 	_, statErr := os.Stat("ortel-out")
 	existed := statErr == nil
 	code := m.Run()

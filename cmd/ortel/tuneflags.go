@@ -6,8 +6,10 @@ import (
 	"github.com/ortel-dev/ortel/internal/bench"
 )
 
-// defaultTuneDuel caps --tune's final duel.
-const defaultTuneDuel = 10 * time.Second
+// defaultTuneDuel caps --tune's final duel. A variable for the package's
+// tests only: TestMain sets it to 0 so that the --tune tests which do not
+// test the duel do not each spend its 10 s.
+var defaultTuneDuel = 10 * time.Second
 
 // tuneFlags are bench's --tune flags.
 type tuneFlags struct {

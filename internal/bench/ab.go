@@ -16,6 +16,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/internal/interference"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
 	"github.com/ortel-dev/ortel/internal/units"
@@ -57,8 +58,10 @@ type AB struct {
 	Resamples int
 	Seed      uint64
 	// Judge, when set, judges each block by what the machine did during
-	// it (an interference monitor); a pair with a disturbed block is left
-	// out of the analysis and listed in the report.
+	// it; nil starts the interference monitor (package interference) for
+	// the measurement, unless side A's Config says NoInterference (A's
+	// Interference configures it). Disturbed blocks are flagged in the report, not
+	// left out (see abFlagPolicy).
 	Judge BlockJudge
 	// Progress, when set, receives one line per phase and look.
 	Progress io.Writer
@@ -205,11 +208,30 @@ func RunAB(ctx context.Context, ab AB) (*report.Report, error) {
 	plan := abPlan{
 		blockRuns: blockRuns, maxTime: ab.MaxTime, looks: ab.Looks, threshold: ab.Threshold,
 		conf: 1 - (1-ab.Confidence)/float64(ab.Looks), resamples: ab.Resamples, seed: ab.Seed,
-		judge: ab.Judge, progress: progress,
+		judge: ab.Judge, progress: progress, recalibrate: ab.BlockRuns == 0,
 	}
 	progress("A/B: blocks of %d runs in shuffled pairs, looks at every %s of at most %s, threshold ±%g%%",
 		blockRuns, units.Duration((ab.MaxTime / time.Duration(ab.Looks)).Seconds()), units.Duration(ab.MaxTime.Seconds()), 100*ab.Threshold)
+	var mon *interference.Monitor
+	if plan.judge == nil && !ab.A.NoInterference {
+		icfg := interference.Config{}
+		if ab.A.Interference != nil {
+			icfg = *ab.A.Interference
+		}
+		var err error
+		if mon, err = interference.Start(ctx, icfg); err != nil {
+			progress("A/B: interference monitor unavailable: %v", err)
+		} else {
+			plan.judge = monitorJudge(mon)
+		}
+	}
 	res, err := abLoop(ctx, [2]func(context.Context) error{a.wl.run, b.wl.run}, plan)
+	if mon != nil {
+		v := mon.Stop()
+		if res != nil {
+			res.Measurement = &v
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +246,9 @@ func RunAB(ctx context.Context, ab AB) (*report.Report, error) {
 		rep.Throughput = report.Throughput{RunsPerS: res.sideRate[0], ItemsPerS: res.sideRate[0] * float64(ab.A.Batch), WallS: res.WallS}
 	}
 	rep.Config.Runs = res.A.Runs
-	rep.Verdict = res.Headline
+	if res.Measurement != nil { // the whole comparison's
+		rep.Measurement, rep.Verdict = res.Measurement, res.Measurement.Line()
+	}
 	rep.Notes = append(rep.Notes, "A/B comparison: the latency and throughput sections are side A's runs in the analysed blocks; the A/B section compares both sides (no operator-profiling pass)")
 	return rep, nil
 }
@@ -332,6 +356,13 @@ type abPlan struct {
 	seed      uint64
 	judge     BlockJudge
 	progress  func(format string, args ...any)
+	// recalibrate sizes the blocks again after the first pair when they
+	// took more than twice DefaultABBlockTime (blockRuns was chosen from
+	// the warm-up median).
+	recalibrate bool
+	// now is the clock (default time.Now; tests give a fake one that the
+	// runners advance).
+	now func() time.Time
 }
 
 // abResult is the A/B section with what RunAB needs besides.
@@ -353,17 +384,17 @@ func cpuSeconds() float64 {
 }
 
 // abRunBlock runs one block of n runs of run.
-func abRunBlock(ctx context.Context, run func(context.Context) error, n int) (abBlock, int, time.Time, time.Time, error) {
+func abRunBlock(ctx context.Context, run func(context.Context) error, n int, now func() time.Time) (abBlock, int, time.Time, time.Time, error) {
 	blk := abBlock{lat: make([]float64, 0, n)}
 	errs := 0
 	cpu0 := cpuSeconds()
-	start := time.Now()
+	start := now()
 	for k := 0; k < n; k++ {
-		t := time.Now()
+		t := now()
 		err := run(ctx)
-		d := time.Since(t).Seconds()
+		d := now().Sub(t).Seconds()
 		if ctx.Err() != nil {
-			return blk, errs, start, time.Now(), ctx.Err()
+			return blk, errs, start, now(), ctx.Err()
 		}
 		if err != nil {
 			errs++
@@ -371,7 +402,7 @@ func abRunBlock(ctx context.Context, run func(context.Context) error, n int) (ab
 		}
 		blk.lat = append(blk.lat, d)
 	}
-	end := time.Now()
+	end := now()
 	blk.wall = end.Sub(start).Seconds()
 	blk.cpu = -1
 	if cpu1 := cpuSeconds(); cpu0 >= 0 && cpu1 >= 0 {
@@ -393,6 +424,9 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 	if plan.progress == nil {
 		plan.progress = func(string, ...any) {}
 	}
+	if plan.now == nil {
+		plan.now = time.Now
+	}
 	rng := rand.New(rand.NewPCG(plan.seed, 0x6162))
 	boot := rand.New(rand.NewPCG(plan.seed, 0x626f6f74))
 	res := &abResult{AB: &report.AB{
@@ -401,10 +435,10 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 		LoadAvgStart: loadAvg(),
 	}}
 	if plan.judge != nil {
-		res.Interference = "each block judged; a pair with a disturbed block is left out"
+		res.Interference = abFlagPolicy
 	}
 	var pairs []abPair
-	origin := time.Now()
+	origin := plan.now()
 	var analysing time.Duration
 	look := 1
 	for pair := 0; ; pair++ {
@@ -413,19 +447,14 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 			order = [2]int{1, 0}
 		}
 		var p abPair
-		disturbed := false
 		for pos, side := range order {
-			blk, errs, start, end, err := abRunBlock(ctx, run[side], plan.blockRuns)
+			blk, errs, start, _, err := abRunBlock(ctx, run[side], plan.blockRuns, plan.now)
 			if err != nil {
 				return nil, fmt.Errorf("A/B side %s, block %d: %w", "AB"[side:side+1], pair+1, err)
 			}
 			rb := report.ABBlock{
 				Pair: pair + 1, Side: "AB"[side : side+1], Order: pos, StartS: start.Sub(origin).Seconds(),
 				WallS: blk.wall, Runs: blk.runs, Errors: errs, P50S: stats.QuantileSorted(blk.lat, 0.5), CPUS: max(blk.cpu, 0),
-			}
-			if plan.judge != nil {
-				rb.Disturbed, rb.Reasons = plan.judge(start, end)
-				disturbed = disturbed || rb.Disturbed
 			}
 			res.Blocks = append(res.Blocks, rb)
 			res.sideErrors[side] += errs
@@ -435,14 +464,19 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 				p.b = blk
 			}
 		}
-		if disturbed {
-			res.PairsExcluded++
-		} else {
-			pairs = append(pairs, p)
+		pairs = append(pairs, p)
+		if pair == 0 && plan.recalibrate {
+			// The warm-up median chose the block size; a machine busier
+			// now than then makes blocks far longer than planned, and
+			// too few pairs: size the blocks again from this first pair.
+			if slow := max(p.a.wall, p.b.wall) / float64(plan.blockRuns); slow > 0 && max(p.a.wall, p.b.wall) > 2*DefaultABBlockTime.Seconds() {
+				plan.blockRuns = min(max(int(math.Round(DefaultABBlockTime.Seconds()/slow)), MinABBlockRuns), plan.blockRuns)
+				res.BlockRuns = plan.blockRuns
+			}
 		}
 		// The schedule runs on measuring time: the looks' own analysis
 		// does not eat the cap.
-		elapsed := time.Since(origin) - analysing
+		elapsed := plan.now().Sub(origin) - analysing
 		due := time.Duration(float64(plan.maxTime) * float64(look) / float64(plan.looks))
 		if elapsed < due {
 			continue
@@ -459,7 +493,7 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 			if settled {
 				res.StoppedBy = "settled"
 			}
-			res.WallS = time.Since(origin).Seconds()
+			res.WallS = plan.now().Sub(origin).Seconds()
 			break
 		}
 		// Looks whose time passed during a long block are not taken twice.
@@ -469,6 +503,7 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 	}
 	res.Pairs = len(pairs)
 	res.LoadAvgEnd = loadAvg()
+	judgeBlocks(res.AB, origin, plan.judge)
 	res.Verdict = "undecided"
 	if s, ok := res.Stat("p50"); ok && len(pairs) >= MinABPairs {
 		res.Verdict = s.Verdict
@@ -522,6 +557,9 @@ func abHeadline(r *abResult) string {
 	if p90, ok := r.Stat("p90"); ok && p90.Bounded && p90.Verdict != s.Verdict && p90.Verdict != "undecided" {
 		h += fmt.Sprintf("; at p90 %s (%s)", strings.ReplaceAll(p90.Verdict, "_", " "), report.ABStatText(p90))
 	}
+	if r.PairsDisturbed > 0 {
+		h += fmt.Sprintf(" — measurement disturbed in %d of %d pairs", r.PairsDisturbed, r.Pairs)
+	}
 	return h
 }
 
@@ -542,4 +580,45 @@ func loadAvg() []float64 {
 		}
 	}
 	return out
+}
+
+// monitorJudge judges blocks with an interference monitor's windows.
+func monitorJudge(m *interference.Monitor) BlockJudge {
+	return func(start, end time.Time) (bool, []string) {
+		v := m.Window(start, end)
+		var reasons []string
+		for _, r := range v.Reasons {
+			reasons = append(reasons, fmt.Sprintf("%s %.0f%% of the block: %s", r.Kind, 100*r.Share, r.Detail))
+		}
+		return v.Disturbed(), reasons
+	}
+}
+
+// abFlagPolicy is what a disturbed block does to an A/B: it is flagged,
+// not left out. Why: a disturbance that hits both blocks of a pair cancels
+// in their ratio, and one that hits a single block adds to the spread
+// between pairs, which the paired bootstrap reads, so the interval stays
+// honest; leaving pairs out on a machine disturbed all the time (a shared
+// VM) would leave nothing to compare. The flag says the absolute figures
+// are not a quiet machine's.
+const abFlagPolicy = "each block judged by the interference monitor; disturbed blocks are flagged, not left out: " +
+	"a disturbance of both blocks of a pair cancels in their ratio, one of a single block widens the interval through the spread between pairs"
+
+// judgeBlocks judges every block once the measurement is over (the
+// monitor's samples then cover the last block too) and counts the pairs
+// with a disturbed block.
+func judgeBlocks(ab *report.AB, origin time.Time, judge BlockJudge) {
+	if judge == nil {
+		return
+	}
+	disturbed := map[int]bool{}
+	for i := range ab.Blocks {
+		b := &ab.Blocks[i]
+		start := origin.Add(time.Duration(b.StartS * float64(time.Second)))
+		b.Disturbed, b.Reasons = judge(start, start.Add(time.Duration(b.WallS*float64(time.Second))))
+		if b.Disturbed {
+			disturbed[b.Pair] = true
+		}
+	}
+	ab.PairsDisturbed = len(disturbed)
 }

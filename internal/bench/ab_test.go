@@ -115,21 +115,40 @@ func TestABJudge(t *testing.T) {
 	}
 }
 
-// sleeper is a runner that takes d a run, sleeping.
-func sleeper(d time.Duration) func(context.Context) error {
-	return func(context.Context) error { time.Sleep(d); return nil }
+// fakeClock is a clock that only the runners move: a run of d advances
+// it by d, give or take up to 10% (seeded), so a test's latencies do not
+// depend on the machine's load.
+type fakeClock struct {
+	t   time.Time
+	rng *rand.Rand
 }
 
-// TestABLoopPlantedSlowSide: B sleeps twice as long a run as A; the loop
-// says B is slower (and, sides swapped, faster), stopping at a look, with
-// every pair's order drawn at random.
+func newFakeClock(seed uint64) *fakeClock {
+	return &fakeClock{t: time.Unix(1e9, 0), rng: rand.New(rand.NewPCG(seed, 9))}
+}
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+// runner is a run that takes d on the clock.
+func (c *fakeClock) runner(d time.Duration) func(context.Context) error {
+	return func(context.Context) error {
+		c.t = c.t.Add(time.Duration(float64(d) * (0.9 + 0.2*c.rng.Float64())))
+		return nil
+	}
+}
+
+// TestABLoopPlantedSlowSide: B takes twice as long a run as A (on a fake
+// clock the runners advance, ±10% per run); the loop says B is slower
+// (sides swapped, faster; identical, no difference within ±5%), with every
+// pair's order drawn at random.
 func TestABLoopPlantedSlowSide(t *testing.T) {
-	plan := abPlan{blockRuns: 5, maxTime: 2 * time.Second, looks: 2, threshold: 0.02, conf: 0.975, resamples: 300, seed: 3}
 	for _, c := range []struct {
 		a, b time.Duration
 		want string
-	}{{time.Millisecond, 2 * time.Millisecond, "slower"}, {2 * time.Millisecond, time.Millisecond, "faster"}} {
-		res, err := abLoop(context.Background(), [2]func(context.Context) error{sleeper(c.a), sleeper(c.b)}, plan)
+	}{{time.Millisecond, 2 * time.Millisecond, "slower"}, {2 * time.Millisecond, time.Millisecond, "faster"}, {time.Millisecond, time.Millisecond, "no_difference"}} {
+		clock := newFakeClock(3)
+		plan := abPlan{blockRuns: 5, maxTime: 2 * time.Second, looks: 2, threshold: 0.05, conf: 0.975, resamples: 300, seed: 3, now: clock.now}
+		res, err := abLoop(context.Background(), [2]func(context.Context) error{clock.runner(c.a), clock.runner(c.b)}, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,11 +169,13 @@ func TestABLoopPlantedSlowSide(t *testing.T) {
 	}
 }
 
-// TestABLoopExcludesDisturbedPairs: a judge that calls every third pair's
-// blocks disturbed leaves those pairs out and the report lists them.
-func TestABLoopExcludesDisturbedPairs(t *testing.T) {
+// TestABLoopFlagsDisturbedPairs: a judge that calls every third pair's
+// blocks disturbed flags those pairs, blocks with their reasons, and the
+// headline says so; the pairs stay in the analysis.
+func TestABLoopFlagsDisturbedPairs(t *testing.T) {
 	n := 0
-	plan := abPlan{blockRuns: 5, maxTime: 600 * time.Millisecond, looks: 1, threshold: 0.5, conf: 0.95, resamples: 100, seed: 1,
+	clock := newFakeClock(1)
+	plan := abPlan{blockRuns: 5, maxTime: 600 * time.Millisecond, looks: 1, threshold: 0.5, conf: 0.95, resamples: 100, seed: 1, now: clock.now,
 		judge: func(time.Time, time.Time) (bool, []string) {
 			n++
 			if (n-1)/2%3 == 0 {
@@ -162,16 +183,22 @@ func TestABLoopExcludesDisturbedPairs(t *testing.T) {
 			}
 			return false, nil
 		}}
-	res, err := abLoop(context.Background(), [2]func(context.Context) error{sleeper(time.Millisecond), sleeper(time.Millisecond)}, plan)
+	res, err := abLoop(context.Background(), [2]func(context.Context) error{clock.runner(time.Millisecond), clock.runner(time.Millisecond)}, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
 	total := len(res.Blocks) / 2
-	if res.PairsExcluded == 0 || res.Pairs+res.PairsExcluded != total {
-		t.Fatalf("pairs %d + excluded %d, want %d blocks' pairs with some excluded", res.Pairs, res.PairsExcluded, total)
+	if res.Pairs != total {
+		t.Fatalf("%d pairs analysed of %d measured: disturbed pairs must stay in", res.Pairs, total)
 	}
-	if want := (total + 2) / 3; res.PairsExcluded != want {
-		t.Errorf("excluded %d pairs, want %d (every third)", res.PairsExcluded, want)
+	if want := (total + 2) / 3; res.PairsDisturbed != want {
+		t.Errorf("%d pairs flagged, want %d (every third)", res.PairsDisturbed, want)
+	}
+	if b := res.Blocks[0]; !b.Disturbed || len(b.Reasons) != 1 {
+		t.Errorf("first block %+v, want disturbed with its reason", b)
+	}
+	if h := abHeadline(res); !strings.Contains(h, "disturbed in") {
+		t.Errorf("headline %q does not flag the disturbance", h)
 	}
 }
 
@@ -212,5 +239,20 @@ func TestSelectQuantile(t *testing.T) {
 				t.Errorf("n %d q %g: %g, want %g", n, q, got, want)
 			}
 		}
+	}
+}
+
+// TestABLoopResizesBlocks: blocks sized for 1 ms runs that take 10 ms (a
+// machine busier than during the warm-up) are sized again after the first
+// pair, to about DefaultABBlockTime.
+func TestABLoopResizesBlocks(t *testing.T) {
+	clock := newFakeClock(5)
+	plan := abPlan{blockRuns: 200, maxTime: 20 * time.Second, looks: 1, threshold: 0.05, conf: 0.95, resamples: 50, seed: 1, now: clock.now, recalibrate: true}
+	res, err := abLoop(context.Background(), [2]func(context.Context) error{clock.runner(10 * time.Millisecond), clock.runner(10 * time.Millisecond)}, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BlockRuns < 20 || res.BlockRuns > 30 || res.Blocks[0].Runs != 200 || res.Blocks[2].Runs != res.BlockRuns {
+		t.Errorf("block runs %d (first block %d, third %d), want about 25 after the first pair", res.BlockRuns, res.Blocks[0].Runs, res.Blocks[2].Runs)
 	}
 }

@@ -528,7 +528,7 @@ func (b *bench) tuneDuel(ctx context.Context, best *tuneEntry) (*report.AB, erro
 		blockRuns: min(max(int(math.Round(DefaultABBlockTime.Seconds()/slowest)), MinABBlockRuns), MaxABBlockRuns),
 		maxTime:   cfg.Tune.Duel, looks: DefaultABLooks, threshold: DefaultABThreshold,
 		conf: 1 - (1-stats.DefaultConfidence)/DefaultABLooks, resamples: DefaultABResamples, seed: cfg.Seed,
-		progress: cfg.progress,
+		progress: cfg.progress, recalibrate: true,
 	}
 	res, err := abLoop(ctx, [2]func(context.Context) error{a.wl.run, best.wl.run}, plan)
 	if err != nil {

@@ -37,15 +37,21 @@ type AB struct {
 	StoppedBy string  `json:"stopped_by"`
 	MaxS      float64 `json:"max_s"`
 	WallS     float64 `json:"wall_s"`
-	// BlockRuns is the number of runs in every block; Pairs the pairs of
-	// blocks (one A, one B) analysed; PairsExcluded those left out because
-	// a block of theirs was disturbed (see Blocks).
-	BlockRuns     int `json:"block_runs"`
-	Pairs         int `json:"pairs"`
-	PairsExcluded int `json:"pairs_excluded"`
-	// Interference says whether the blocks were judged by an interference
-	// monitor ("none" when no monitor was available).
+	// BlockRuns is the number of runs in every block (after the first
+	// pair, when that pair showed the blocks far longer than planned);
+	// Pairs the pairs of
+	// blocks (one A, one B) analysed; PairsDisturbed those with a block the
+	// interference monitor judged disturbed (flagged, not left out: see
+	// Interference).
+	BlockRuns      int `json:"block_runs"`
+	Pairs          int `json:"pairs"`
+	PairsDisturbed int `json:"pairs_disturbed"`
+	// Interference says how the blocks were judged, and what a disturbed
+	// block does to the result.
 	Interference string `json:"interference"`
+	// Measurement is the interference monitor's verdict on the whole
+	// comparison, absent when no monitor ran.
+	Measurement *Measurement `json:"measurement,omitempty"`
 	// Method says how the intervals are computed.
 	Method string `json:"method"`
 	// Stats holds one ratio B/A per statistic.
@@ -119,7 +125,7 @@ type ABBlock struct {
 	// CPUS is the process's CPU time (user and system) during the block.
 	CPUS float64 `json:"cpu_s"`
 	// Disturbed is the interference monitor's verdict on the block, with
-	// its reasons; a pair with a disturbed block is excluded.
+	// its reasons (the kinds, with their share of the block).
 	Disturbed bool     `json:"disturbed,omitempty"`
 	Reasons   []string `json:"reasons,omitempty"`
 }
@@ -194,8 +200,8 @@ func abProcedure(ab *AB) string {
 		stop = fmt.Sprintf("stopped by the %s cap", units.Duration(ab.MaxS))
 	}
 	s := fmt.Sprintf("%d pairs of %d-run blocks in shuffled order over %s, %s", ab.Pairs, ab.BlockRuns, units.Duration(ab.WallS), stop)
-	if ab.PairsExcluded > 0 {
-		s += fmt.Sprintf("; %d disturbed pairs left out", ab.PairsExcluded)
+	if ab.PairsDisturbed > 0 {
+		s += fmt.Sprintf("; %d of %d pairs had a disturbed block (kept, flagged)", ab.PairsDisturbed, ab.Pairs)
 	}
 	return s
 }
