@@ -33,6 +33,7 @@ func TestJSONKeysAreSnakeCase(t *testing.T) {
 		{"history show --format json", history.Series{}},
 		{"history check --format json", history.Verdict{}},
 		{"live view /api/v1/metrics/current", liveview.Snapshot{}},
+		{"import --format json", importResult{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, bad := range nonSnakeKeys(reflect.TypeOf(tc.v), reflect.TypeOf(tc.v).Name(), map[reflect.Type]bool{}) {
