@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
 // resourcesIn returns the resource attributes of every line of an
@@ -109,6 +111,11 @@ func TestImportResource(t *testing.T) {
 					}
 				}
 			}
+			for _, sp := range readSpans(t, filepath.Join(out, "traces.jsonl")) {
+				if !hasIntAttr(sp, "thread.id") {
+					t.Fatalf("span %s has no thread.id: the profile's tid is lost", sp.Name)
+				}
+			}
 			for k, v := range want {
 				if res.Resource[k] != v {
 					t.Errorf("JSON result resource %s = %q, want %q", k, res.Resource[k], v)
@@ -147,4 +154,14 @@ func TestImportDefaultFolderTwice(t *testing.T) {
 	if n := len(readSpans(t, filepath.Join(def, "traces.jsonl"))); n != 60 {
 		t.Errorf("the first folder changed: %d spans", n)
 	}
+}
+
+// hasIntAttr reports whether sp has the integer attribute key.
+func hasIntAttr(sp *tracepb.Span, key string) bool {
+	for _, a := range sp.Attributes {
+		if a.Key == key && a.Value.GetIntValue() != 0 {
+			return true
+		}
+	}
+	return false
 }
