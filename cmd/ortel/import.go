@@ -70,6 +70,8 @@ type importAction struct {
 	appendOut, overwrite   bool
 	output                 outputFlags
 	export                 exportFlags
+	serviceName, format    string
+	resource               listFlag
 }
 
 func (a *importAction) flags(fs *flagSet) {
@@ -82,6 +84,11 @@ func (a *importAction) flags(fs *flagSet) {
 	fs.boolFlag(&a.appendOut, "append", false,
 		"add to the traces and metrics files already in --out (a folder already holding files is refused without --append or --overwrite)")
 	fs.boolFlag(&a.overwrite, "overwrite", false, "replace the traces and metrics files in --out")
+	fs.stringFlag(&a.serviceName, "service-name", "NAME", "",
+		"service.name of the spans and metrics (default: OTEL_SERVICE_NAME, else service.name in OTEL_RESOURCE_ATTRIBUTES, else unknown_service)")
+	fs.valueFlag(&a.resource, "resource", "KEY=VALUE",
+		"resource attribute of the spans and metrics, over OTEL_RESOURCE_ATTRIBUTES and the profile's (repeatable)")
+	fs.stringFlag(&a.format, "format", "F", "text", "text (default) or json: one result object on standard output")
 	a.export.register(fs, exportAll)
 }
 
@@ -96,6 +103,14 @@ func (a *importAction) check(pos []string) (origin time.Time, err error) {
 	}
 	if a.appendOut && a.overwrite {
 		return origin, usagef("--append and --overwrite exclude each other: pick one")
+	}
+	if a.format != "text" && a.format != "json" {
+		return origin, usagef("--format %q: want text or json", a.format)
+	}
+	for _, kv := range a.resource {
+		if _, err := profimport.ParseResourceAttr(kv); err != nil {
+			return origin, usagef("--resource %v", err)
+		}
 	}
 	if a.start != "" {
 		if origin, err = time.Parse(time.RFC3339Nano, a.start); err != nil {
@@ -117,8 +132,14 @@ func (a *importAction) run(ctx context.Context, e *env, pos []string) error {
 	if err != nil {
 		return err
 	}
+	a.output.out = nextFreeOut(e, a.output.out, a.appendOut || a.overwrite)
+	res, err := a.resourceOf(ctx, e, pos, origin)
+	if err != nil {
+		return err
+	}
 	cfg := a.output.telemetry("import", &a.export)
 	cfg.Views = views.FromEnv()
+	cfg.Resource = res
 	resolved, err := telemetry.Resolve(cfg)
 	if err != nil {
 		return fmt.Errorf("set up telemetry: %w", err)
@@ -145,11 +166,14 @@ func (a *importAction) run(ctx context.Context, e *env, pos []string) error {
 		RunAttrs:      []attribute.KeyValue{semconv.OnnxruntimeExecutionProvidersKey.StringSlice([]string{a.provider})},
 		MeterProvider: h.tel.MeterProvider,
 	}
+	result := importResult{Resource: resourceMap(res)}
 	var errs []error
-	var total int64
 	for _, p := range pos {
 		st, err := importFile(ctx, e, p, origin, sink, opts)
-		total += st.Spans()
+		result.add(p, st)
+		if a.format == "text" {
+			fmt.Fprintf(e.stdout, "%s: %d runs, %d of %d operator spans, %d other spans written\n", p, st.Runs, st.Nodes, st.NodeEvents, st.Other)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			if ctx.Err() != nil || errors.Is(err, errSink) {
@@ -160,17 +184,16 @@ func (a *importAction) run(ctx context.Context, e *env, pos []string) error {
 	errs = append(errs, closeSink())
 	h.stopTelemetry(ctx)
 	outcome := h.outcome()
-	if total == 0 {
+	if result.Spans == 0 {
 		removeAll(created)
 		errs = append(errs, errors.New("nothing was imported"))
-		return errors.Join(append(errs, outcome)...)
-	}
-	if resolved.Mode == telemetry.ModeFile {
-		fmt.Fprintf(e.stdout, "wrote %d spans to %s and the metrics to %s\n", total, resolved.TracesFile(), resolved.MetricsFile())
+	} else if resolved.Mode == telemetry.ModeFile {
+		result.Output, result.TracesFile, result.MetricsFile = a.output.out, resolved.TracesFile(), resolved.MetricsFile()
 	} else {
-		fmt.Fprintf(e.stdout, "sent %d spans to %s (each batch acknowledged)\n", total, h.tel.Resolved.Traces.Where())
+		result.Endpoint = h.tel.Resolved.Traces.Where()
 	}
-	return errors.Join(append(errs, outcome)...)
+	err = errors.Join(append(errs, outcome)...)
+	return errors.Join(result.print(e, a.format, err), err)
 }
 
 // openImportSink opens where the spans go: the traces file (crash
@@ -219,8 +242,6 @@ func importFile(ctx context.Context, e *env, path string, origin time.Time, sink
 	bar := readingBar(e, f)
 	st, err := profimport.Import(ctx, bar.Reader(f), sinkErr{sink}, opts)
 	bar.Done()
-	fmt.Fprintf(e.stdout, "%s: %d runs, %d of %d operator spans, %d other spans written\n",
-		path, st.Runs, st.Nodes, st.NodeEvents, st.Other)
 	for _, w := range st.Warnings {
 		fmt.Fprintf(e.stderr, "ortel import: %s: repaired at byte %d: %s\n", path, w.Offset, w.Msg)
 	}

@@ -37,6 +37,7 @@ func TestJSONKeysAreSnakeCase(t *testing.T) {
 		{"version --format json", versionInfo{}},
 		{"attach --format json", attachSummary{}},
 		{"agent --format json", agentSummary{}},
+		{"import --format json", importResult{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, bad := range nonSnakeKeys(reflect.TypeOf(tc.v), reflect.TypeOf(tc.v).Name(), map[reflect.Type]bool{}) {

@@ -4,22 +4,41 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/internal/atomicfile"
+	"github.com/ortel-dev/ortel/internal/bench"
+	"github.com/ortel-dev/ortel/internal/profreport"
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
 const reportIntro = `Usage:
   ortel report [flags] RUN.json
+  ortel report [flags] PROFILE.json...
 
 Renders a saved run (the report.json that ortel bench writes) in another
 format: text, JSON, Markdown, CSV or a self-contained HTML page with charts
 (latency histogram and CDF, operator timeline, op-type breakdown, roofline,
 hardware time series, KV cache per generated token, energy, findings) that
 works offline.
+
+An ONNX Runtime profile — the JSON that enable_profiling writes in Python,
+C#, C++, Java or Node.js, or the per-run files of run-level profiling (ORT
+1.25+; give them all) — gets the same analysis: top operators by self time,
+memory arena, the last run's timeline, findings. Its latency is the profiled
+runs' durations (profiler overhead included); a profile has no unprofiled
+latency or throughput. With --model FILE.onnx the report describes the
+model, and the profile is taken as run on this machine: the roofline uses
+this machine's peaks. --save DIR writes report.json, report.md and
+report.html as bench does. Profile or report is told by content, not name.
 
 A report without an analysis section (roofline, findings, energy) gets one
 computed; --reanalyze recomputes it, for instance with other peaks or
@@ -37,6 +56,7 @@ Examples:
   ortel report run.json --file run.html
   ortel report run.json --format csv --table nodes --file nodes.csv
   ortel report run.json --reanalyze --peak-flops 150G --peak-bw 20G --format md
+  ortel report onnxruntime_profile__2026-11-22_10-31-07.json --model det.onnx --save prof-report
 `
 
 func reportCommand() *command {
@@ -55,6 +75,8 @@ type reportAction struct {
 	format, file, table string
 	reanalyze           bool
 	analysis            analysisFlags
+	// For profiles.
+	model, modelName, save string
 }
 
 func (a *reportAction) flags(fs *flagSet) {
@@ -68,6 +90,10 @@ func (a *reportAction) flags(fs *flagSet) {
 	fs.choices("table", report.CSVTables()...)
 	fs.boolFlag(&a.reanalyze, "reanalyze", false, "recompute the analysis section")
 	a.analysis.register(fs)
+	fs.stringFlag(&a.model, "model", "FILE", "",
+		"for a profile: the ONNX model it ran, taken as run on this machine (model facts, this machine's roofline)")
+	fs.stringFlag(&a.modelName, "model-name", "NAME", "", "for a profile: the model's name (default: --model's, else the profile's file name)")
+	fs.stringFlag(&a.save, "save", "DIR", "", "also write report.json, report.md and report.html into DIR, as bench does")
 }
 
 // reportFormats maps --format values and file extensions to formats.
@@ -77,8 +103,8 @@ var reportFormats = map[string]string{
 }
 
 func (a *reportAction) run(ctx context.Context, e *env, pos []string) error {
-	if len(pos) != 1 {
-		return usagef("want exactly one RUN.json, got %d arguments", len(pos))
+	if len(pos) == 0 {
+		return usagef("want a RUN.json or one or more PROFILE.json files")
 	}
 	format, out, table, reanalyze, af := a.format, a.file, a.table, a.reanalyze, &a.analysis
 	if format == "" && out != "" {
@@ -99,7 +125,7 @@ func (a *reportAction) run(ctx context.Context, e *env, pos []string) error {
 		return err
 	}
 
-	rep, err := report.Read(pos[0])
+	rep, err := a.read(ctx, e, pos)
 	if err != nil {
 		return err
 	}
@@ -109,6 +135,14 @@ func (a *reportAction) run(ctx context.Context, e *env, pos []string) error {
 		}
 	}
 
+	if a.save != "" {
+		if err := a.saveAll(e, rep); err != nil {
+			return err
+		}
+		if a.format == "" && out == "" {
+			return nil
+		}
+	}
 	var b bytes.Buffer
 	switch f {
 	case "text":
@@ -148,4 +182,79 @@ func validTable(t string) bool {
 		}
 	}
 	return false
+}
+
+// read reads the run or profiles named by pos, told apart by content: one
+// report.json, or one or more ONNX Runtime profiles (turned into a report).
+func (a *reportAction) read(ctx context.Context, e *env, pos []string) (*report.Report, error) {
+	kinds := make([]profreport.Kind, len(pos))
+	for i, p := range pos {
+		k, err := profreport.SniffFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read %q: %w", p, err)
+		}
+		if k == profreport.KindUnknown {
+			return nil, fmt.Errorf("read %q: neither a report.json from ortel bench (a JSON object starting with \"schema_version\") nor an ONNX Runtime profile (a JSON array of trace events)", p)
+		}
+		kinds[i] = k
+	}
+	if kinds[0] == profreport.KindReport {
+		if len(pos) > 1 {
+			return nil, usagef("%q is a report.json: give one report, or only profiles", pos[0])
+		}
+		if a.model != "" || a.modelName != "" {
+			return nil, usagef("--model and --model-name are for profiles; %q is a report.json", pos[0])
+		}
+		return report.Read(pos[0])
+	}
+	for i, k := range kinds {
+		if k != profreport.KindProfile {
+			return nil, usagef("%q is a report.json, %q a profile: give one report, or only profiles", pos[i], pos[0])
+		}
+	}
+	name := a.modelName
+	if name == "" && a.model != "" {
+		name = instrument.ModelName(a.model)
+	}
+	rep, err := profreport.Build(ctx, pos, profreport.Config{ModelName: name})
+	if err != nil {
+		return nil, err
+	}
+	rep.Tool = report.Tool{Name: "ortel", Version: version}
+	if a.model == "" {
+		return rep, nil
+	}
+	lib, err := ortlib.Init()
+	if err != nil {
+		return nil, fmt.Errorf("--model %q: reading the model needs ONNX Runtime: %w", a.model, err)
+	}
+	m, err := bench.DescribeModel(a.model)
+	if err != nil {
+		return nil, err
+	}
+	m.Name = rep.Model.Name
+	rep.Model = m
+	rep.Runtime.LibraryPath = lib
+	profreport.AssumeHere(rep, bench.HostInfo(), ort.GetVersion())
+	return rep, nil
+}
+
+// saveAll writes report.json, report.md and report.html into a.save, as
+// bench does, and prints the summary and where they are.
+func (a *reportAction) saveAll(e *env, rep *report.Report) error {
+	if err := os.MkdirAll(a.save, 0o755); err != nil {
+		return fmt.Errorf("--save %q: %w", a.save, err)
+	}
+	if err := errors.Join(rep.Write(filepath.Join(a.save, "report.json")), writeRenderedReports(rep, a.save)); err != nil {
+		return err
+	}
+	if a.format == "" && a.file == "" {
+		if err := report.WriteSummary(e.stdout, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "report      %s (and report.md, report.json)\n", filepath.Join(a.save, "report.html"))
+		return nil
+	}
+	fmt.Fprintf(e.stderr, "wrote %s (and report.md, report.json)\n", filepath.Join(a.save, "report.html"))
+	return nil
 }

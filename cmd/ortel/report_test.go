@@ -163,8 +163,8 @@ func TestReportBadInput(t *testing.T) {
 		code     int
 		contains []string
 	}{
-		{"no run", []string{"report"}, 2, []string{"exactly one RUN.json"}},
-		{"two runs", []string{"report", run, run}, 2, []string{"exactly one RUN.json"}},
+		{"no run", []string{"report"}, 2, []string{"want a RUN.json or one or more PROFILE.json"}},
+		{"two runs", []string{"report", run, run}, 2, []string{"give one report, or only profiles"}},
 		{"bad format", []string{"report", "--format", "pdf", run}, 2, []string{`--format "pdf"`}},
 		{"bad table", []string{"report", "--format", "csv", "--table", "all", run}, 2, []string{`--table "all"`, "op-types"}},
 		{"bad peak", []string{"report", "--peak-flops", "fast", run}, 2, []string{"--peak-flops", `"fast"`}},

@@ -130,6 +130,10 @@ func basePeaks(ctx context.Context, rep *report.Report, cfg *config, key string,
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		a.Notes = append(a.Notes, err.Error()+"; measuring again")
 	}
+	if rep.FromProfile() && rep.Host.LogicalCPUs == 0 {
+		a.Notes = append(a.Notes, "no roofline classification: the profile does not say which machine ran it; give --model FILE.onnx when it ran on this machine (its peaks are then used), or --peak-flops and --peak-bw")
+		return nil
+	}
 	if !cfg.measure {
 		a.Notes = append(a.Notes, "no roofline classification: no cached peaks for this machine and measuring is off; pass --peak-flops and --peak-bw")
 		return nil

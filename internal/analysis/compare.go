@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -212,6 +213,9 @@ func Compare(a, b *report.Report, labelA, labelB string, cfg CompareConfig) (*Co
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = 1
+	}
+	if err := comparable(a, b, labelA, labelB); err != nil {
+		return nil, err
 	}
 	c := &Comparison{
 		A: runInfo(a, labelA), B: runInfo(b, labelB),
@@ -442,4 +446,25 @@ func kvText(m map[string]string) string {
 		keys[i] = k + "=" + m[k]
 	}
 	return strings.Join(keys, " ")
+}
+
+// ErrIncomparable is returned (wrapped) by Compare when the two reports'
+// latencies measure different things.
+var ErrIncomparable = errors.New("the two reports' latencies are not comparable")
+
+// comparable refuses a comparison whose answer would be wrong: a report
+// made from an ONNX Runtime profile holds the profiled runs' durations,
+// slowed by the profiler (1.07x to 5x in ortel's measurements), so set
+// against a bench's unprofiled runs it would show the profiler, not the
+// change.
+func comparable(a, b *report.Report, labelA, labelB string) error {
+	if a.FromProfile() == b.FromProfile() {
+		return nil
+	}
+	prof, bench := labelA, labelB
+	if b.FromProfile() {
+		prof, bench = labelB, labelA
+	}
+	return fmt.Errorf("%w: %q is made from an ONNX Runtime profile, whose latencies are profiled runs slowed by the profiler, and %q is an ortel bench run of unprofiled runs: the difference would be the profiler's, not your change. Compare two profiles (ortel report PROFILE.json --save DIR on each), or two bench runs",
+		ErrIncomparable, prof, bench)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/internal/interference"
+	"github.com/ortel-dev/ortel/internal/profreport"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
 	"github.com/ortel-dev/ortel/internal/units"
@@ -275,7 +276,7 @@ func (s *abSide) open(ctx context.Context, cfg *Config) error {
 	if cfg.ModelName != "" {
 		rep.Model.Name = cfg.ModelName
 	}
-	s.b = &bench{cfg: cfg, rep: rep, model: m, ops: newOpCollector()}
+	s.b = &bench{cfg: cfg, rep: rep, model: m, ops: profreport.NewCollector()}
 	s.b.met = newMetrics(cfg.MeterProvider, rep.Model.Name, SingleStream)
 	tp := cfg.TracerProvider
 	if cfg.ProfiledRunSpansOnly && tp != nil {

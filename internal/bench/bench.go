@@ -16,6 +16,7 @@ import (
 
 	"github.com/ortel-dev/ortel/instrument"
 	"github.com/ortel-dev/ortel/internal/interference"
+	"github.com/ortel-dev/ortel/internal/profreport"
 	"github.com/ortel-dev/ortel/internal/progress"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/internal/stats"
@@ -254,7 +255,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if cfg.ModelName != "" {
 		rep.Model.Name = cfg.ModelName
 	}
-	b := &bench{cfg: &cfg, rep: rep, model: m, ops: newOpCollector()}
+	b := &bench{cfg: &cfg, rep: rep, model: m, ops: profreport.NewCollector()}
 	b.met = newMetrics(cfg.MeterProvider, rep.Model.Name, cfg.Scenario)
 	b.met.stateNow = func() string {
 		if mon := b.mon.Load(); mon != nil {
@@ -296,7 +297,7 @@ type bench struct {
 	rep   *report.Report
 	model *modelInfo
 	met   *metrics
-	ops   *opCollector
+	ops   *profreport.Collector
 	iopts []instrument.Option
 
 	sessions      []*instrument.DynamicSession
@@ -1005,7 +1006,7 @@ func (b *bench) profilePass(ctx context.Context, run func(context.Context) error
 	if err := sess.Flush(ctx); err != nil {
 		return err
 	}
-	b.rep.Operators = b.ops.summary(n)
+	b.rep.Operators = b.ops.Summary()
 	return nil
 }
 
@@ -1073,7 +1074,7 @@ func sessionOptions(cfg Config) (*ort.SessionOptions, error) {
 // observer.
 func (b *bench) observeNode(n instrument.ProfiledNode) {
 	if b.inPass.Load() {
-		b.ops.observe(n)
+		b.ops.Observe(n)
 	}
 	if fn := b.cfg.NodeObserver; fn != nil {
 		fn(n)

@@ -23,3 +23,6 @@ func hostInfo() report.Host {
 	}
 	return h
 }
+
+// HostInfo describes this machine as a bench report does.
+func HostInfo() report.Host { return hostInfo() }

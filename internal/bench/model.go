@@ -54,3 +54,15 @@ func describeModel(path string) (*modelInfo, error) {
 	}
 	return mi, nil
 }
+
+// DescribeModel reads the model file at path (ONNX Runtime must be
+// initialized): its name, size, SHA-256, producer, graph, inputs and
+// outputs, as a bench report holds them. ortel report uses it for the
+// model a profile ran (--model).
+func DescribeModel(path string) (report.Model, error) {
+	mi, err := describeModel(path)
+	if err != nil {
+		return report.Model{}, err
+	}
+	return mi.report, nil
+}

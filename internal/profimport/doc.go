@@ -22,10 +22,13 @@
 //
 //	| name                                | kind      | unit | attributes                                  |
 //	|-------------------------------------|-----------|------|---------------------------------------------|
-//	| span "run <model>"                  | span      |      | onnxruntime.model.name, onnxruntime.run.profiled |
-//	| span <op type>                      | span      |      | profile.Event.AppendNodeAttributes, AppendRunAttributes |
-//	| span <session event>                | span      |      | onnxruntime.model.name                      |
+//	| span "run <model>"                  | span      |      | onnxruntime.model.name, onnxruntime.run.profiled, thread.id |
+//	| span <op type>                      | span      |      | profile.Event.AppendNodeAttributes, AppendRunAttributes, thread.id |
+//	| span <session event>                | span      |      | onnxruntime.model.name, thread.id           |
 //	| onnxruntime.run.duration            | histogram | s    | onnxruntime.model.name, onnxruntime.run.profiled |
 //	| onnxruntime.node.duration           | histogram | s    | model name, op type, execution provider (self time) |
 //	| onnxruntime.run.memory.arena_peak   | histogram | By   | onnxruntime.model.name (ORT 1.25+ profiles)  |
+//
+// The resource of the spans and metrics describes the profiled process,
+// not the importer: see [Resource].
 package profimport

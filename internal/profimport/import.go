@@ -259,6 +259,9 @@ func (im *importer) add(ev *profile.Event) error {
 		sp.Name = ev.Name
 		sp.Start, sp.End = im.at(ev.TS), im.at(ev.TS+ev.Dur)
 		sp.Attrs = append(sp.Attrs, im.baseAttrs...)
+		if ev.TID != 0 {
+			sp.Attrs = append(sp.Attrs, attribute.Int64("thread.id", ev.TID))
+		}
 		im.bOthr++
 		return im.done()
 	}
@@ -301,6 +304,9 @@ func (im *importer) writeRun(run *profile.Run) error {
 		}
 		sp.Start, sp.End = im.at(e.TS), im.at(e.TS+e.Dur)
 		sp.Attrs = e.AppendRunAttributes(e.AppendNodeAttributes(append(sp.Attrs, im.baseAttrs...)))
+		if e.TID != 0 {
+			sp.Attrs = append(sp.Attrs, attribute.Int64("thread.id", e.TID))
+		}
 		im.bNodes++
 		im.nodeDur.Record(im.ctx, float64(pl[i].Self)/1e6, im.nodeRec(e.OpName, e.Provider))
 		if e.Memory.Present {
@@ -315,6 +321,9 @@ func (im *importer) writeRun(run *profile.Run) error {
 	sp.Name = "run " + im.opt.Model
 	sp.Start, sp.End = im.at(lo), im.at(hi)
 	sp.Attrs = append(sp.Attrs, im.runAttrs...)
+	if run.Run.TID != 0 {
+		sp.Attrs = append(sp.Attrs, attribute.Int64("thread.id", run.Run.TID))
+	}
 	im.bRuns++
 	im.runDur.Record(im.ctx, float64(run.Run.Dur)/1e6, im.runRec)
 	if peak >= 0 {

@@ -63,6 +63,9 @@ type htmlView struct {
 	CSS  template.CSS
 	JS   template.JS
 	KPIs []kpi
+	// Sub is the line under the title; Cold the sentence under the
+	// latency table, set for a profile (the bench one is in the template).
+	Sub, Cold, LatencyHeading string
 }
 
 // abView is an A/B section as the template's "ab" block sees it.
@@ -103,7 +106,10 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if err != nil {
 		return err
 	}
-	v := htmlView{R: r, Data: template.JS(data), CSS: css, JS: js, KPIs: kpis(r)}
+	v := htmlView{R: r, Data: template.JS(data), CSS: css, JS: js, KPIs: kpis(r), Sub: subtitle(r), LatencyHeading: "Latency"}
+	if r.FromProfile() {
+		v.Cold, v.LatencyHeading = profileColdText(r), latencyHeading(r)
+	}
 	var b bytes.Buffer
 	if err := htmlTmpl.Execute(&b, v); err != nil {
 		return fmt.Errorf("render HTML report: %w", err)
@@ -118,6 +124,15 @@ func kpis(r *Report) []kpi {
 		{"p99 latency", pdur(r.Latency.Summary, 99, r.Latency.P99)},
 		{"throughput", fmt.Sprintf("%.1f items/s", r.Throughput.ItemsPerS)},
 		{"session creation", units.Duration(r.Session.CreationS)},
+	}
+	if r.FromProfile() {
+		out = []kpi{
+			{"p50 of profiled runs", units.Duration(r.Latency.P50)},
+			{"profiled runs", fmt.Sprint(r.Latency.Count)},
+		}
+		if r.Session.CreationS > 0 {
+			out = append(out, kpi{"session creation", units.Duration(r.Session.CreationS)})
+		}
 	}
 	out = append(out, generationKPIs(r)...)
 	if a := r.Analysis; a != nil {

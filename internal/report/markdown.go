@@ -16,15 +16,24 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p := &printer{w: w}
 	p.f("# ortel report — %s\n\n", mdEsc(r.Model.Name))
 	p.f("| | |\n|---|---|\n")
-	p.f("| model | `%s` (%s, sha256 `%.12s`) |\n", mdCode(r.Model.Path), units.Bytes(r.Model.SizeBytes), r.Model.SHA256)
+	if src := sourceText(r); src != "" {
+		p.f("| source | %s |\n", mdEsc(src))
+	}
+	if r.Model.Path != "" || !r.FromProfile() {
+		p.f("| model | `%s` (%s, sha256 `%.12s`) |\n", mdCode(r.Model.Path), units.Bytes(r.Model.SizeBytes), r.Model.SHA256)
+	}
 	for _, in := range r.Model.Inputs {
 		p.f("| input | `%s` %s%s |\n", mdCode(in.Name), in.Type, dims(in.Shape))
 	}
-	p.f("| runtime | ONNX Runtime %s, %s |\n", r.Runtime.ORTVersion, strings.Join(r.Runtime.Providers, ", "))
-	p.f("| host | %s, %d logical CPUs, %s/%s |\n", mdEsc(orDash(r.Host.CPUModel)), r.Host.LogicalCPUs, r.Host.OS, r.Host.Arch)
+	p.f("| runtime | %s |\n", mdEsc(runtimeText(r)))
+	p.f("| host | %s |\n", mdEsc(hostText(r)))
 	p.f("| created | %s by %s %s |\n\n", r.CreatedAt.Format("2006-01-02 15:04:05 MST"), r.Tool.Name, r.Tool.Version)
 
-	p.f("## Latency\n\n")
+	if r.FromProfile() {
+		p.f("## %s\n\n", latencyHeading(r))
+	} else {
+		p.f("## Latency\n\n")
+	}
 	l := r.Latency
 	p.f("| runs | min | mean | std | p50 | p90 | p95 | p99 | p99.9 | max |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	p.f("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n\n", l.Count, units.Duration(l.Min), units.Duration(l.Mean), units.Duration(l.Std), pdur(l.Summary, 50, l.P50), pdur(l.Summary, 90, l.P90),
@@ -37,8 +46,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if l.Errors > 0 {
 		p.f("%d runs failed.\n\n", l.Errors)
 	}
-	p.f("Cold start: session creation %s, first run %s. Throughput: %.1f runs/s, %.1f items/s over %s.\n\n",
-		units.Duration(r.Session.CreationS), units.Duration(r.Session.FirstRunS), r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Throughput.WallS))
+	if r.FromProfile() {
+		p.f("%s\n\n", mdEsc(profileColdText(r)))
+	} else {
+		p.f("Cold start: session creation %s, first run %s. Throughput: %.1f runs/s, %.1f items/s over %s.\n\n",
+			units.Duration(r.Session.CreationS), units.Duration(r.Session.FirstRunS), r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Throughput.WallS))
+	}
 	if wu := r.Warmup; wu != nil && len(wu.CurveS) > 0 {
 		p.f("Warm-up (%s): %d runs", wu.Mode, wu.Runs)
 		if wu.Steady {
@@ -80,7 +93,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	writeABMarkdown(p, r.AB, "A/B comparison")
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
-		p.f("## Operators\n\n%s (a separate pass), %d nodes per run", Plural(o.ProfiledRuns, "profiled run"), o.Nodes)
+		p.f("## Operators\n\n%s (%s), %d nodes per run", Plural(o.ProfiledRuns, "profiled run"), passText(r), o.Nodes)
 		provs := make([]string, 0, len(o.NodesByProvider))
 		for k, n := range o.NodesByProvider {
 			provs = append(provs, fmt.Sprintf("%s %d", shortProvider(k), n))

@@ -47,6 +47,11 @@ type Report struct {
 	// Analysis: roofline, findings, energy efficiency (analysis.go).
 	Analysis *Analysis `json:"analysis,omitempty"`
 
+	// Source, when set, says the report was made from ONNX Runtime
+	// profile files (ortel report PROFILE.json) rather than by ortel bench,
+	// and where its numbers came from; absent in bench reports.
+	Source *Source `json:"source,omitempty"`
+
 	Telemetry Telemetry `json:"telemetry"`
 	Notes     []string  `json:"notes,omitempty"`
 	// Verdict is a one-line judgement of the measurement itself (was the
@@ -57,6 +62,56 @@ type Report struct {
 	// (measurement.go).
 	Measurement *Measurement `json:"measurement,omitempty"`
 }
+
+// SourceProfile is Source.Kind of a report made from ONNX Runtime profiles.
+const SourceProfile = "onnxruntime_profile"
+
+// Source says where a report's numbers came from when ortel did not
+// measure them itself.
+type Source struct {
+	// Kind is SourceProfile.
+	Kind string `json:"kind"`
+	// Layout is "session" (a session-level profile:
+	// SessionOptions.EnableProfiling in any language) or "run" (run-level
+	// profiles, one file per run: ONNX Runtime 1.25 and later).
+	Layout string `json:"layout"`
+	// Files are the profiles read, in the order given.
+	Files []ProfileFile `json:"files"`
+	// Latency says what the latency samples are: the profiled runs'
+	// durations, profiler overhead included.
+	Latency string `json:"latency"`
+	// ModelLoadS and InitializationS are the session's model_loading_uri
+	// and session_initialization events (session-level profiles only);
+	// Session.CreationS is their sum.
+	ModelLoadS      float64 `json:"model_load_s,omitempty"`
+	InitializationS float64 `json:"session_initialization_s,omitempty"`
+	// Assumed lists what the report takes for granted that the profile
+	// does not say (the machine it ran on, with --model).
+	Assumed []string `json:"assumed,omitempty"`
+}
+
+// ProfileFile is one profile a report was made from.
+type ProfileFile struct {
+	Path string `json:"path"`
+	// PID is the process that wrote the profile (its events' pid).
+	PID int64 `json:"pid,omitempty"`
+	// Start is the wall-clock time of the profile's clock zero, and
+	// StartFrom where it was read (ORT's file name, the file's time).
+	Start     time.Time `json:"start"`
+	StartFrom string    `json:"start_from"`
+	// Runs is how many profiled runs the file holds.
+	Runs int `json:"runs"`
+	// OperatorsOutside counts operator events that lay in no run (a cut
+	// profile): they are not in the report.
+	OperatorsOutside int `json:"operators_outside,omitempty"`
+	// Repairs and Rejected count the reader's repairs (a cut file, say)
+	// and the events skipped for impossible times.
+	Repairs  int `json:"repairs,omitempty"`
+	Rejected int `json:"rejected,omitempty"`
+}
+
+// FromProfile reports whether r was made from ONNX Runtime profiles.
+func (r *Report) FromProfile() bool { return r.Source != nil && r.Source.Kind == SourceProfile }
 
 // Tool names the program that wrote the report.
 type Tool struct {

@@ -26,10 +26,18 @@ var summaryPercentiles = []float64{50, 95, 99}
 // give the rest, and the report files hold everything.
 func WriteSummary(w io.Writer, r *Report) error {
 	p := &printer{w: w}
-	p.f("ortel bench — %s on %s (%d logical CPUs), ONNX Runtime %s, %s\n", r.Model.Name, orDash(r.Host.CPUModel), r.Host.LogicalCPUs,
-		r.Runtime.ORTVersion, strings.Join(mapStrings(r.Runtime.Providers, shortProvider), ", "))
+	if r.FromProfile() {
+		p.f("%s\n", title(r))
+		p.f("source      %s\n", sourceText(r))
+	} else {
+		p.f("ortel bench — %s on %s (%d logical CPUs), ONNX Runtime %s, %s\n", r.Model.Name, orDash(r.Host.CPUModel), r.Host.LogicalCPUs,
+			r.Runtime.ORTVersion, strings.Join(mapStrings(r.Runtime.Providers, shortProvider), ", "))
+	}
 	l := r.Latency
 	runs := fmt.Sprintf("%d runs in %s", l.Count, units.Duration(r.Throughput.WallS))
+	if r.FromProfile() {
+		runs = fmt.Sprintf("%d profiled runs (model_run events, profiler overhead included)", l.Count)
+	}
 	if l.Errors > 0 {
 		runs += fmt.Sprintf(", %d failed", l.Errors)
 	}
@@ -40,8 +48,16 @@ func WriteSummary(w io.Writer, r *Report) error {
 	for _, pct := range summaryPercentiles {
 		p.f("  %-5s     %s\n", "p"+strconv.FormatFloat(pct, 'f', -1, 64), summaryInterval(l.Summary, pct, r.Throughput.RunsPerS))
 	}
-	p.f("throughput  %.1f runs/s, %.1f items/s; cold start %s session + %s first run\n",
-		r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Session.CreationS), units.Duration(r.Session.FirstRunS))
+	switch {
+	case !r.FromProfile():
+		p.f("throughput  %.1f runs/s, %.1f items/s; cold start %s session + %s first run\n",
+			r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Session.CreationS), units.Duration(r.Session.FirstRunS))
+	case r.Session.CreationS > 0:
+		p.f("cold start  %s session + %s first run (profiled); no throughput in a profile\n",
+			units.Duration(r.Session.CreationS), units.Duration(r.Session.FirstRunS))
+	default:
+		p.f("cold start  not in run-level profiles; no throughput in a profile\n")
+	}
 	if r.Verdict != "" {
 		line := r.Verdict
 		if l := r.Measurement.LoadText(); l != "" {

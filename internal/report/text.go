@@ -20,8 +20,13 @@ const TopOperators = 15
 // WriteText renders the report for a terminal.
 func WriteText(w io.Writer, r *Report) error {
 	p := &printer{w: w}
-	p.f("ortel bench — %s\n", r.Model.Name)
-	p.f("  model     %s (%s, sha256 %.12s)\n", r.Model.Path, units.Bytes(r.Model.SizeBytes), r.Model.SHA256)
+	p.f("%s\n", title(r))
+	if src := sourceText(r); src != "" {
+		p.f("  source    %s\n", src)
+	}
+	if r.Model.Path != "" || !r.FromProfile() {
+		p.f("  model     %s (%s, sha256 %.12s)\n", r.Model.Path, units.Bytes(r.Model.SizeBytes), r.Model.SHA256)
+	}
 	for _, in := range r.Model.Inputs {
 		v := ""
 		if in.Value != nil {
@@ -29,13 +34,15 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		p.f("  input     %s %s%s (declared %s)%s\n", in.Name, in.Type, dims(in.Shape), dims(in.Declared), v)
 	}
-	p.f("  runtime   ONNX Runtime %s, %s\n", r.Runtime.ORTVersion, strings.Join(r.Runtime.Providers, ", "))
-	p.f("  host      %s, %d logical CPUs, %s/%s\n", orDash(r.Host.CPUModel), r.Host.LogicalCPUs, r.Host.OS, r.Host.Arch)
+	p.f("  runtime   %s\n", runtimeText(r))
+	p.f("  host      %s\n", hostText(r))
 	threads := "ORT default"
 	if r.Config.IntraOpThreads > 0 {
 		threads = fmt.Sprint(r.Config.IntraOpThreads)
 	}
-	p.f("  config    %d warm-up runs, intra-op threads %s\n", r.Config.Warmup, threads)
+	if !r.FromProfile() {
+		p.f("  config    %d warm-up runs, intra-op threads %s\n", r.Config.Warmup, threads)
+	}
 	if so := r.Config.Session; so != nil {
 		p.f("  session   %s\n", sessionText(so))
 	}
@@ -44,13 +51,17 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	p.f("\n")
 
-	p.f("Cold start\n")
-	p.f("  session creation  %s\n", units.Duration(r.Session.CreationS))
-	p.f("  first run         %s\n", units.Duration(r.Session.FirstRunS))
-	p.f("\n")
+	if r.FromProfile() {
+		p.f("%s\n\n", profileColdText(r))
+	} else {
+		p.f("Cold start\n")
+		p.f("  session creation  %s\n", units.Duration(r.Session.CreationS))
+		p.f("  first run         %s\n", units.Duration(r.Session.FirstRunS))
+		p.f("\n")
+	}
 
 	l := r.Latency
-	p.f("Steady-state latency (%d runs", l.Count)
+	p.f("%s (%d runs", latencyHeading(r), l.Count)
 	if l.Errors > 0 {
 		p.f(", %d failed", l.Errors)
 	}
@@ -62,9 +73,11 @@ func WriteText(w io.Writer, r *Report) error {
 		pdur(l.Summary, 99, l.P99), pdur(l.Summary, 99.9, l.P999), units.Duration(l.Max))
 	tw.Flush()
 	writeIntervals(p, l.Summary)
-	p.f("\n")
-	p.f("Throughput\n")
-	p.f("  %.1f runs/s, %.1f items/s over %s\n", r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Throughput.WallS))
+	if !r.FromProfile() {
+		p.f("\n")
+		p.f("Throughput\n")
+		p.f("  %.1f runs/s, %.1f items/s over %s\n", r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Throughput.WallS))
+	}
 	writeLoadText(w, p, r)
 	writeTuneText(w, p, r.Tune)
 	if r.Tune != nil {
@@ -76,7 +89,7 @@ func WriteText(w io.Writer, r *Report) error {
 
 	if o := r.Operators; o != nil && o.ProfiledRuns > 0 {
 		p.f("\n")
-		p.f("Top operators (%d profiled runs, %d nodes per run, separate pass; share %s)\n", o.ProfiledRuns, o.Nodes, ShareBasis(o))
+		p.f("Top operators (%d profiled runs, %d nodes per run, %s; share %s)\n", o.ProfiledRuns, o.Nodes, passText(r), ShareBasis(o))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  op type\tprovider\tcalls\ttotal\tshare\tmean\n")
 		for i, t := range o.ByType {

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel/sdk/resource"
 	"io"
 	"os"
 	"time"
@@ -122,6 +123,11 @@ type Config struct {
 	DefaultMetricInterval time.Duration
 	// Views are handed to the MeterProvider.
 	Views []sdkmetric.View
+	// Resource, when set, is the resource of every span and metric instead
+	// of one describing this process: ortel import describes the profiled
+	// process with it. ServiceName and the OTEL_RESOURCE_ATTRIBUTES and
+	// OTEL_SERVICE_NAME variables are then the caller's to apply.
+	Resource *resource.Resource
 	// Readers are extra metric readers on the same MeterProvider as the
 	// exporter (in every mode), e.g. the live view's in-process reader: what
 	// they read is what is exported.

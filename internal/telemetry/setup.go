@@ -65,8 +65,12 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, warnings := newResource(ctx, r)
-	r.Warnings = append(r.Warnings, warnings...)
+	res := cfg.Resource
+	if res == nil {
+		var warnings []string
+		res, warnings = newResource(ctx, r)
+		r.Warnings = append(r.Warnings, warnings...)
+	}
 
 	abortCtx, abort := context.WithCancel(context.Background())
 	t := &Telemetry{Resolved: r, stats: &stats{}, abort: abort, res: res}

@@ -1,4 +1,4 @@
-package bench
+package profreport
 
 import (
 	"bytes"
@@ -13,11 +13,11 @@ import (
 )
 
 // importInto feeds a real profile excerpt through the library's import
-// path into an opCollector, as the profiling pass does.
-func importInto(t *testing.T, c *opCollector, file string) {
+// path into an Collector, as the profiling pass does.
+func importInto(t *testing.T, c *Collector, file string) {
 	t.Helper()
 	zr := bytes.NewReader(testenv.Gunzip(t, "../../instrument/profile/testdata/"+file))
-	if _, err := instrument.ImportProfile(context.Background(), zr, time.Unix(1e9, 0), instrument.WithNodeObserver(c.observe)); err != nil {
+	if _, err := instrument.ImportProfile(context.Background(), zr, time.Unix(1e9, 0), instrument.WithNodeObserver(c.Observe)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -28,9 +28,9 @@ func importInto(t *testing.T, c *opCollector, file string) {
 // names. It catches the If time counted twice and a memory view that reads
 // only the last run (where the arena no longer grows).
 func TestOperatorsSelfTimeAndArena(t *testing.T) {
-	c := newOpCollector()
+	c := NewCollector()
 	importInto(t, c, "vad_ort1.30.0.json.gz")
-	ops := c.summary(1)
+	ops := c.Summary()
 	if ops.TotalS <= 0 || ops.TotalS > 641e-6 {
 		t.Errorf("operator time %g s, want (0, 641 µs]: the run's duration bounds it", ops.TotalS)
 	}
@@ -44,10 +44,10 @@ func TestOperatorsSelfTimeAndArena(t *testing.T) {
 		t.Errorf("If_0 self %g s of %g s: want its subgraph taken out", ifSelf, ifDur)
 	}
 
-	c = newOpCollector()
+	c = NewCollector()
 	importInto(t, c, "vad_ort1.30.0_first.json.gz")
 	importInto(t, c, "vad_ort1.30.0.json.gz")
-	ops = c.summary(2)
+	ops = c.Summary()
 	if ops.ArenaPeakBytes <= 0 || len(ops.ArenaGrowth) != 1 || ops.ArenaGrowth[0].Name != "Equal_0" || ops.ArenaGrowth[0].Bytes != 1048576 {
 		t.Fatalf("arena peak %d, growth %+v; want Equal_0 growing it by 1 MiB", ops.ArenaPeakBytes, ops.ArenaGrowth)
 	}
@@ -59,9 +59,9 @@ func TestOperatorsSelfTimeAndArena(t *testing.T) {
 		t.Errorf("text report lacks the memory view:\n%s", buf.String())
 	}
 
-	c = newOpCollector()
+	c = NewCollector()
 	importInto(t, c, "vad_ort1.24.3.json.gz")
-	if ops := c.summary(1); ops.ArenaPeakBytes != 0 || ops.ArenaGrowth != nil {
+	if ops := c.Summary(); ops.ArenaPeakBytes != 0 || ops.ArenaGrowth != nil {
 		t.Errorf("a 1.24.3 profile has no mem_* args, yet arena %d %v", ops.ArenaPeakBytes, ops.ArenaGrowth)
 	}
 }

@@ -1,4 +1,4 @@
-package bench
+package profreport
 
 import (
 	"maps"
@@ -14,8 +14,11 @@ import (
 	"github.com/ortel-dev/ortel/internal/report"
 )
 
-// opCollector aggregates operator timings from the profiling pass.
-type opCollector struct {
+// Collector aggregates the profiled operators of a bench's profiling pass
+// or of a profile file into the report's operator section: self time and
+// calls per op type, the last run's timeline, the memory arena. It is safe
+// for concurrent use.
+type Collector struct {
 	mu       sync.Mutex
 	byKey    map[[2]string]*report.OpType
 	runs     map[int64]int            // nodes per run
@@ -29,8 +32,9 @@ type opCollector struct {
 	arenaGrow map[[2]string]int64 // (node, op type) -> bytes it grew the arena by
 }
 
-func newOpCollector() *opCollector {
-	return &opCollector{
+// NewCollector returns an empty Collector.
+func NewCollector() *Collector {
+	return &Collector{
 		byKey:    map[[2]string]*report.OpType{},
 		runs:     map[int64]int{},
 		provider: map[int64]map[string]int{},
@@ -40,7 +44,8 @@ func newOpCollector() *opCollector {
 	}
 }
 
-func (c *opCollector) observe(n instrument.ProfiledNode) {
+// Observe takes one profiled operator.
+func (c *Collector) Observe(n instrument.ProfiledNode) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ev := &n.Node
@@ -90,7 +95,8 @@ func (c *opCollector) observe(n instrument.ProfiledNode) {
 	}
 }
 
-func (c *opCollector) summary(profileRuns int) *report.Operators {
+// Summary returns the operator section of what was observed.
+func (c *Collector) Summary() *report.Operators {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ops := &report.Operators{ProfiledRuns: len(c.runs), NodesByProvider: map[string]int{}, ArenaPeakBytes: c.arenaPeak}
