@@ -196,6 +196,7 @@ func commands() []*command {
 }
 
 func main() {
+	version = moduleVersion(version)
 	installGRPCLogger(os.Stderr, telemetry.RedactorFromEnv(os.Environ()))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
+	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -43,4 +45,17 @@ func (versionAction) run(ctx context.Context, e *env, pos []string) error {
 		fmt.Fprintf(e.stdout, "onnxruntime %s (%s)\n", ort.GetVersion(), p)
 	}
 	return nil
+}
+
+// moduleVersion is the version `go install .../cmd/ortel@VERSION` recorded
+// in the binary (v0.1.0 -> 0.1.0) when the build set none with -ldflags
+// (v is then the source's -dev default); otherwise v.
+func moduleVersion(v string) string {
+	if !strings.HasSuffix(v, "-dev") {
+		return v
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return strings.TrimPrefix(bi.Main.Version, "v")
+	}
+	return v
 }
