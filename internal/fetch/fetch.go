@@ -65,6 +65,9 @@ func Fetch(ctx context.Context, cfg Config, a Artifact) (Result, error) {
 		r := RegistryFor(a.Package)
 		reg = &r
 	}
+	if reg.URL == "" {
+		return Result{}, fmt.Errorf("fetch %s: no npm registry is configured and npm is not installed to say its default: set npm_config_registry=URL, put registry=URL in ~/.npmrc, or pass --registry URL", a.Spec())
+	}
 	u := reg.TarballURL(a)
 	logf(cfg.Log, "downloading %s from %s (registry from %s)", a.Spec(), u, reg.From)
 	tgz, n, err := download(ctx, cfg, reg, u, a)

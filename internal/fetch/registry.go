@@ -2,15 +2,34 @@ package fetch
 
 import (
 	"bufio"
+	"context"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
-// defaultRegistry is npm's own default, used when nothing configures one.
-const defaultRegistry = "https://registry.npmjs.org/"
+// npmDefault asks npm for the registry it would use when no variable or
+// .npmrc names one: npm's built-in default lives in npm, and asking npm keeps
+// ortel from carrying a registry address of its own. "" when npm is not
+// installed or does not answer within a few seconds. A variable so tests can
+// stand in for npm.
+var npmDefault = func() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "npm", "config", "get", "registry").Output()
+	if err != nil {
+		return ""
+	}
+	v := strings.TrimSpace(string(out))
+	if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return ""
+	}
+	return v
+}
 
 // Registry is the npm registry a package is downloaded from, found the way
 // npm finds it, and the token npm would send to it.
@@ -32,7 +51,9 @@ type Registry struct {
 // ($NPM_CONFIG_USERCONFIG, default ~/.npmrc), the global one
 // ($NPM_CONFIG_GLOBALCONFIG, /usr/local/etc/npmrc, /usr/etc/npmrc, /etc/npmrc);
 // in each, a scoped "@scope:registry" for a scoped package before
-// "registry"; else npm's default registry. ${VAR} in a value is expanded.
+// "registry"; else the registry npm itself reports (npm config get
+// registry); else none: URL is "" and Fetch says how to name one. ${VAR} in
+// a value is expanded.
 // The registry's "//host/path/:_authToken" from the same files is sent as
 // a bearer token.
 func RegistryFor(pkg string) Registry {
@@ -55,7 +76,12 @@ func RegistryFor(pkg string) Registry {
 		}
 	}
 	if reg.URL == "" {
-		reg = Registry{URL: defaultRegistry, From: "npm's default"}
+		if v := npmDefault(); v != "" {
+			reg = Registry{URL: v, From: "npm config get registry"}
+		}
+	}
+	if reg.URL == "" {
+		return reg
 	}
 	if !strings.HasSuffix(reg.URL, "/") {
 		reg.URL += "/"

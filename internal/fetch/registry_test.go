@@ -3,6 +3,7 @@ package fetch
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -13,8 +14,13 @@ func TestRegistryFor(t *testing.T) {
 		pkg   string
 		setup func(t *testing.T, home, project string) want
 	}{
-		{"npm's default", "onnxruntime-node", func(t *testing.T, home, project string) want {
-			return want{url: defaultRegistry, from: "npm's default"}
+		{"npm's default, asked of npm", "onnxruntime-node", func(t *testing.T, home, project string) want {
+			stubNPM(t, "https://npm-default.example/")
+			return want{url: "https://npm-default.example/", from: "npm config get registry"}
+		}},
+		{"nothing configured and no npm", "onnxruntime-node", func(t *testing.T, home, project string) want {
+			stubNPM(t, "")
+			return want{}
 		}},
 		{"environment beats .npmrc", "onnxruntime-node", func(t *testing.T, home, project string) want {
 			t.Setenv("npm_config_registry", "https://mirror.example/npm")
@@ -66,6 +72,13 @@ func TestRegistryFor(t *testing.T) {
 	}
 }
 
+// stubNPM stands in for `npm config get registry`.
+func stubNPM(t *testing.T, answer string) {
+	old := npmDefault
+	npmDefault = func() string { return answer }
+	t.Cleanup(func() { npmDefault = old })
+}
+
 func TestTarballURL(t *testing.T) {
 	r := Registry{URL: "https://r.example/npm/"}
 	for _, tt := range []struct{ a, want string }{
@@ -85,4 +98,15 @@ func write(t *testing.T, p, s string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestFetchWithoutRegistrySaysHow: with no registry configured and no npm
+// to ask, Fetch downloads nothing and names the three ways to set one.
+func TestFetchWithoutRegistrySaysHow(t *testing.T) {
+	stubNPM(t, "")
+	reg := Registry{}
+	_, err := Fetch(t.Context(), Config{CacheDir: t.TempDir(), Registry: &reg}, Artifact{Package: "onnxruntime-node", Version: "1.30.0", Dest: "x/lib.so"})
+	if err == nil || !strings.Contains(err.Error(), "npm_config_registry") || !strings.Contains(err.Error(), "--registry") {
+		t.Fatalf("Fetch without a registry: %v, want an error naming npm_config_registry and --registry", err)
+	}
 }
