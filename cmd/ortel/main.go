@@ -397,8 +397,12 @@ func find(name string) *command {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "ortel — OpenTelemetry instrumentation for ONNX Runtime inference\n\nUsage:\n  ortel COMMAND [flags] [arguments]\n\nCommands:\n")
+	width := 0
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'ortel help COMMAND' for a command's flags and examples.\n")
 	fmt.Fprintf(w, "\nExit codes (every command):\n")
