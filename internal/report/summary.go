@@ -42,6 +42,9 @@ func WriteSummary(w io.Writer, r *Report) error {
 	}
 	p.f("throughput  %.1f runs/s, %.1f items/s; cold start %s session + %s first run\n",
 		r.Throughput.RunsPerS, r.Throughput.ItemsPerS, units.Duration(r.Session.CreationS), units.Duration(r.Session.FirstRunS))
+	if r.Load != nil && r.Load.Search != nil {
+		p.f("SLA search  %s\n", BracketText(r.Load.Search))
+	}
 	if r.Verdict != "" {
 		line := r.Verdict
 		if l := r.Measurement.LoadText(); l != "" {
