@@ -787,8 +787,9 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 		return t, nil
 	}
 	res, err := searchBracket(ctx, searchConfig{
-		sla: sla, budget: cfg.SLABudget, spent: time.Since(began), capacity: capacity, predicted: predicted,
-		start: cfg.QPS, maxTrials: cfg.MaxTrials, minTrial: cfg.TrialDuration,
+		sla: sla, budget: cfg.SLABudget, spent: time.Since(began), capacity: capacity,
+		predict: func(s SLA) float64 { return predictRate(service, cfg.Concurrency, s, cfg.Seed) },
+		start:   cfg.QPS, maxTrials: cfg.MaxTrials, minTrial: cfg.TrialDuration,
 		progress: func(no int, t report.Trial, left time.Duration) {
 			cfg.progress("  %s", trialLine(no, t, left))
 		},
@@ -800,6 +801,9 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 				units.Duration(b.warmMed), sla.Threshold))
 		}
 		cfg.progress("  %s", report.BracketText(res))
+		if res.Note != "" {
+			cfg.progress("  note: %s", res.Note)
+		}
 	}
 	return res, err
 }

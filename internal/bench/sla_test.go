@@ -169,7 +169,7 @@ func TestSearchBracketConverges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeServer{capacity: tt.capacity}
 			res, err := searchBracket(context.Background(), searchConfig{sla: p99at200ms, budget: 24 * time.Hour,
-				capacity: 2 * tt.capacity, predicted: tt.predicted, start: tt.start, maxTrials: DefaultMaxTrials}, f.trial)
+				capacity: 2 * tt.capacity, predict: fixed(tt.predicted), start: tt.start, maxTrials: DefaultMaxTrials}, f.trial)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,6 +186,9 @@ func TestSearchBracketConverges(t *testing.T) {
 		})
 	}
 }
+
+// fixed is a queue model predicting rate whatever the SLA.
+func fixed(rate float64) func(SLA) float64 { return func(SLA) float64 { return rate } }
 
 func rates(res *report.SLASearch) []float64 {
 	var out []float64
@@ -207,7 +210,7 @@ func TestSearchBracketRespectsTheBudget(t *testing.T) {
 			f := &fakeServer{capacity: 9}
 			spent := 12 * time.Second
 			res, err := searchBracket(context.Background(), searchConfig{sla: p99at200ms, budget: budget, spent: spent,
-				capacity: 14, predicted: 10, maxTrials: DefaultMaxTrials, minTrial: DefaultTrialDuration}, f.trial)
+				capacity: 14, predict: fixed(10), maxTrials: DefaultMaxTrials, minTrial: DefaultTrialDuration}, f.trial)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +254,7 @@ func TestSearchBracketRespectsTheBudget(t *testing.T) {
 // is reported and bounds nothing: it is never the bracket's upper end.
 func TestSearchBracketRepeatsADisturbedTrial(t *testing.T) {
 	const capacity = 100.0
-	cfg := searchConfig{sla: p99at200ms, budget: time.Hour, capacity: 150, predicted: 100, maxTrials: DefaultMaxTrials}
+	cfg := searchConfig{sla: p99at200ms, budget: time.Hour, capacity: 150, predict: fixed(100), maxTrials: DefaultMaxTrials}
 	f := &fakeServer{capacity: capacity, disturb: func(no int, _ float64) bool { return no == 1 }}
 	res, err := searchBracket(context.Background(), cfg, f.trial)
 	if err != nil {
@@ -333,7 +336,7 @@ func TestSearchBracketOnQueueingModel(t *testing.T) {
 		sla := SLA{Threshold: 20 * time.Millisecond, Percentile: 99}
 		exec := scripted(func(int) time.Duration { return 4 * time.Millisecond })
 		res, err := searchBracket(context.Background(), searchConfig{sla: sla, budget: 2 * time.Minute, capacity: 250,
-			predicted: predictRate([]float64{0.004}, 1, sla, 1), maxTrials: DefaultMaxTrials}, realTrial(exec))
+			predict: func(s SLA) float64 { return predictRate([]float64{0.004}, 1, s, 1) }, maxTrials: DefaultMaxTrials}, realTrial(exec))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -466,7 +469,7 @@ func TestSearchPeakOutlastsStalls(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		res, err := searchBracket(context.Background(), searchConfig{sla: sla, budget: 5 * time.Minute, capacity: 250,
-			predicted: predictRate([]float64{0.004}, 1, sla, 1), maxTrials: DefaultMaxTrials}, realTrial(scripted(service)))
+			predict: func(s SLA) float64 { return predictRate([]float64{0.004}, 1, s, 1) }, maxTrials: DefaultMaxTrials}, realTrial(scripted(service)))
 		if err != nil {
 			t.Fatal(err)
 		}

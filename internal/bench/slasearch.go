@@ -112,9 +112,11 @@ type searchConfig struct {
 	sla    SLA
 	budget time.Duration // the whole search
 	spent  time.Duration // spent before the first trial (the capacity phase)
-	// capacity is the closed-loop rate (requests/s) of the workers;
-	// predicted the rate the queue model says meets the SLA (0: none).
-	capacity, predicted float64
+	// capacity is the closed-loop rate (requests/s) of the workers.
+	capacity float64
+	// predict, when set, is the rate the queue model says meets an SLA
+	// (0: none); asked for the SLA's percentile and each fallback.
+	predict func(SLA) float64
 	// start, when more than 0, is the first trial's rate (--qps).
 	start     float64
 	maxTrials int
@@ -123,34 +125,41 @@ type searchConfig struct {
 	progress func(no int, t report.Trial, left time.Duration)
 }
 
-// firstRate is the rate of the first trial: the given start, or just
-// below the predicted rate, or a third of the capacity when the model
-// predicts none.
-func (sc searchConfig) firstRate() float64 {
-	switch {
-	case sc.start > 0:
+// firstRate is the rate of the first trial judged against sla: the given
+// start, or just below the rate predicted for sla, or a third of the
+// capacity when the model predicts none.
+func (sc searchConfig) firstRate(sla SLA) float64 {
+	if sc.start > 0 {
 		return sc.start
-	case sc.predicted > 0:
-		return 0.85 * sc.predicted
+	}
+	if sc.predict != nil {
+		if p := sc.predict(sla); p > 0 {
+			return 0.85 * p
+		}
 	}
 	return sc.capacity / 3
 }
 
-// judgedSLA is the SLA the trials are judged against: the asked one when
-// a trial at rate qps proving it met needs at most firstTrialShare of the
-// time left, else the highest of fallbackPercentiles below it that does;
-// false when none does.
-func judgedSLA(sla SLA, qps float64, left, minTrial time.Duration) (SLA, bool) {
-	for _, p := range append([]float64{sla.Percentile}, fallbackPercentiles...) {
-		if p > sla.Percentile {
+// judgedSLA is the SLA the trials are judged against, with the first
+// trial's rate: the asked one when a trial proving it met at its first
+// rate needs at most firstTrialShare of the time left, else the highest
+// of fallbackPercentiles below it that does (a lower percentile needs
+// fewer requests, and the queue model predicts a higher rate for it);
+// false when none does, with the last one tried.
+func (sc searchConfig) judgedSLA(left time.Duration) (SLA, float64, bool) {
+	var s SLA
+	var r float64
+	for _, p := range append([]float64{sc.sla.Percentile}, fallbackPercentiles...) {
+		if p > sc.sla.Percentile {
 			continue
 		}
-		s := SLA{Threshold: sla.Threshold, Percentile: p}
-		if float64(trialSize(s, qps, minTrial))/qps <= firstTrialShare*left.Seconds() {
-			return s, true
+		s = SLA{Threshold: sc.sla.Threshold, Percentile: p}
+		r = sc.firstRate(s)
+		if r > 0 && float64(trialSize(s, r, sc.minTrial))/r <= firstTrialShare*left.Seconds() {
+			return s, r, true
 		}
 	}
-	return SLA{}, false
+	return s, r, false
 }
 
 // specFor plans the trial at rate qps with left of the budget: false when
@@ -168,33 +177,35 @@ func searchBracket(ctx context.Context, sc searchConfig, trial trialFunc) (*repo
 		sc.maxTrials = DefaultMaxTrials
 	}
 	res := &report.SLASearch{
-		Method: searchMethod, BudgetS: sc.budget.Seconds(), ClosedLoopQPS: sc.capacity, PredictedQPS: sc.predicted,
-		Percentile: sc.sla.Percentile,
+		Method: searchMethod, BudgetS: sc.budget.Seconds(), ClosedLoopQPS: sc.capacity, Percentile: sc.sla.Percentile,
+	}
+	if sc.predict != nil {
+		res.PredictedQPS = sc.predict(sc.sla)
 	}
 	spent := sc.spent
 	left := func() time.Duration { return sc.budget - spent }
 	defer func() { res.ElapsedS = spent.Seconds() }()
-	r := sc.firstRate()
+	judged, r, ok := sc.judgedSLA(left())
 	if !(r > 0) || math.IsInf(r, 0) {
 		return res, fmt.Errorf("SLA search: first rate %v requests/s is not a positive number", r)
 	}
-	judged, ok := judgedSLA(sc.sla, r, left(), sc.minTrial)
 	if !ok {
-		need := trialSize(SLA{sc.sla.Threshold, min(sc.sla.Percentile, fallbackPercentiles[len(fallbackPercentiles)-1])}, r, sc.minTrial)
+		need := trialSize(judged, r, sc.minTrial)
 		res.Status = searchNotProvable
-		res.Note = fmt.Sprintf("not provable in budget: proving even p%g met at %.4g requests/s takes %d requests (%s), more than %.0f%% of the %s left; "+
-			"give the search more time (--sla-budget %s)", fallbackPercentiles[len(fallbackPercentiles)-1], r, need,
+		res.Note = fmt.Sprintf("not provable in budget: proving even p%g met at %.4g requests/s (85%% of the rate the queue model predicts meets it) "+
+			"takes %d requests (%s), more than %.0f%% of the %s left; give the search more time (--sla-budget %s)", judged.Percentile, r, need,
 			units.Duration(float64(need)/r), 100*firstTrialShare, units.Duration(left().Seconds()), roundUp(time.Duration(float64(need)/r/firstTrialShare*float64(time.Second))+sc.spent))
 		return res, nil
 	}
 	res.Percentile = judged.Percentile
 	var notes []string
 	if judged.Percentile != sc.sla.Percentile {
-		need := trialSize(sc.sla, r, sc.minTrial)
+		r0 := sc.firstRate(sc.sla)
+		need := trialSize(sc.sla, r0, sc.minTrial)
 		notes = append(notes, fmt.Sprintf("p%g is not provable in budget: a trial proving it met at %.4g requests/s takes %d requests (%s) of the %s left; "+
-			"judged at p%g instead (--sla-budget %s judges p%g)", sc.sla.Percentile, r, need, units.Duration(float64(need)/r),
+			"judged at p%g instead (--sla-budget %s judges p%g)", sc.sla.Percentile, r0, need, units.Duration(float64(need)/r0),
 			units.Duration(left().Seconds()), judged.Percentile,
-			roundUp(time.Duration(float64(need)/r/firstTrialShare*float64(time.Second))+sc.spent), sc.sla.Percentile))
+			roundUp(time.Duration(float64(need)/r0/firstTrialShare*float64(time.Second))+sc.spent), sc.sla.Percentile))
 	}
 
 	// sLo and sHi steer the search (undecided trials move them too); the
