@@ -192,9 +192,15 @@ func writeSearch(w io.Writer, p *printer, s *SLASearch) {
 		}
 		tw.Flush()
 	}
+	// The first disturbed trial's reasons; every trial's are in
+	// report.json.
 	for _, t := range s.Trials {
 		if t.Disturbance != "" {
 			p.f("  disturbed at %.4g requests/s: %s\n", t.TargetQPS, t.Disturbance)
+			if s.Disturbed > 1 {
+				p.f("  (%d trials disturbed; each one's reasons are in report.json)\n", s.Disturbed)
+			}
+			break
 		}
 	}
 	if s.Note != "" {
