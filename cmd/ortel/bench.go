@@ -182,9 +182,12 @@ func (a *benchAction) loadFlags(fs *flagSet) {
 			"also searches the peak rate meeting it (--qps then starts the search)")
 	fs.durationFlag(&a.cfg.TrialDuration, "trial-duration", "D", bench.DefaultTrialDuration,
 		"shortest trial of the SLA search (default 2s); a trial also holds at least the requests its percentile needs "+
-			"for a verdict at 99% confidence (662 for p99), and goes on past a stray stall until the verdict is known")
+			"for a verdict at 99% confidence (662 for p99), and goes on past a stray stall until the verdict is known or its budget runs out")
 	fs.intFlag(&a.cfg.MaxTrials, "sla-trials", "N", bench.DefaultMaxTrials,
-		"most trials of the SLA search (default 20; a failing trial is repeated once before the search moves down)")
+		"most trials of the SLA search (default 20)")
+	fs.durationFlag(&a.cfg.SLABudget, "sla-budget", "D", bench.DefaultSLABudget,
+		"time the SLA search may take, its closed-loop capacity phase included (default 3m); trials are sized to fit it, "+
+			"and when the SLA's percentile cannot be proven within it the trials are judged at a lower one, said in the report")
 	fs.intFlag(&a.cfg.Generate, "generate", "N", 0,
 		"LLM generation: greedy generations of N tokens on a decoder with a key/value cache (input_ids, past_key_values.*; "+
 			"attention_mask, position_ids, use_cache_branch and encoder_hidden_states when it has them); reports time to "+

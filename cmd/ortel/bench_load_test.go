@@ -58,19 +58,20 @@ func histogramCount(m *metricspb.Metric) (count uint64, bounds []float64) {
 }
 
 // TestBenchServerSLAOnPaddleOCR is the server scenario with an SLA search on
-// the real PaddleOCR detection model (small input, short trials).
+// the real PaddleOCR detection model (small input, short trials, a 40s
+// budget).
 func TestBenchServerSLAOnPaddleOCR(t *testing.T) {
 	testenv.RequireORT(t)
 	testenv.Model(t, "ch_PP-OCRv4_det_infer.onnx")
 	out := t.TempDir()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
 	code, stdout, stderr := ortel(t, "bench", "paddleocr-det", "--shape", "x=1,3,96,96", "--threads", "1",
-		"--scenario", "server", "--sla", "100ms", "--trial-duration", "300ms", "--sla-trials", "4",
+		"--scenario", "server", "--sla", "100ms", "--trial-duration", "300ms", "--sla-trials", "4", "--sla-budget", "40s",
 		"--runs", "30", "--warmup", "3", "--profile-runs", "0", "--out", out, "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"Load: server scenario", "Peak rate meeting the SLA", "target/s", "SLA       p99 ≤ 100.00ms", "Jitter", "Warm-up"} {
+	for _, want := range []string{"Load: server scenario", "SLA search: ", "SLA       p99 ≤ 100.00ms", "Jitter", "Warm-up"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
@@ -80,7 +81,7 @@ func TestBenchServerSLAOnPaddleOCR(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := rep.Load.Search
-	if s == nil || len(s.Trials) == 0 || len(s.Trials) > 4 {
+	if s == nil || s.Status == "" || s.BudgetS != 40 || s.ClosedLoopQPS <= 0 || len(s.Trials) > 4 {
 		t.Fatalf("search %+v", s)
 	}
 	if rep.Load.SLA == nil || rep.Load.SLA.Requests != 30 || rep.Load.LatencyFrom != "scheduled_arrival" {

@@ -13,7 +13,7 @@ var engineFlags = map[string]map[string]string{
 		"Auto.Percentile": "--auto-percentile", "Auto.Width": "--auto-width", "Auto.MaxRuns": "--runs auto",
 		"Warmup": "--warmup", "WarmupMax": "--warmup-max",
 		"Scenario": "--scenario", "Concurrency": "--concurrency", "Sessions": "--sessions", "QPS": "--qps",
-		"SLA": "--sla", "TrialDuration": "--trial-duration", "MaxTrials": "--sla-trials",
+		"SLA": "--sla", "TrialDuration": "--trial-duration", "MaxTrials": "--sla-trials", "SLABudget": "--sla-budget",
 		"Batches":  "--batch",
 		"Generate": "--generate", "PromptTokens": "--prompt-tokens", "EncoderTokens": "--encoder-tokens", "EncoderPath": "--encoder",
 		"IntraOpThreads": "--threads", "InterOpThreads": "--inter-threads",

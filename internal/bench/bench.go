@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -71,6 +72,9 @@ type Config struct {
 	// 2s); MaxTrials caps the trials (default DefaultMaxTrials).
 	TrialDuration time.Duration
 	MaxTrials     int
+	// SLABudget is the time the SLA search may take, its closed-loop
+	// capacity phase included (default DefaultSLABudget).
+	SLABudget time.Duration
 
 	// Generate, when more than 0, benches LLM generation: each measured
 	// request is one greedy generation of Generate tokens from a prompt of
@@ -206,6 +210,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxTrials <= 0 {
 		c.MaxTrials = DefaultMaxTrials
+	}
+	if c.SLABudget <= 0 {
+		c.SLABudget = DefaultSLABudget
 	}
 	if c.PromptTokens <= 0 {
 		c.PromptTokens = DefaultPromptTokens
@@ -684,9 +691,12 @@ func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *rep
 			switch {
 			case search.Found:
 				qps = search.PeakQPS
-			default:
+			case len(search.Trials) > 0:
 				qps = search.Trials[len(search.Trials)-1].TargetQPS
-				rep.Notes = append(rep.Notes, fmt.Sprintf("no rate met the SLA %s; the measured phase ran at %.4g requests/s, the lowest tried", cfg.SLA, qps))
+				rep.Notes = append(rep.Notes, fmt.Sprintf("no rate was proven to meet the SLA %s; the measured phase ran at %.4g requests/s, the last tried", cfg.SLA, qps))
+			default:
+				qps = max(search.ClosedLoopQPS/3, 1e-3)
+				rep.Notes = append(rep.Notes, fmt.Sprintf("the SLA search ran no trial; the measured phase ran at %.4g requests/s, a third of the closed-loop rate", qps))
 			}
 		}
 	}
@@ -771,37 +781,113 @@ func (b *bench) extent(workers int) string {
 	return fmt.Sprintf("%s, %s", w, report.Plural(b.cfg.Runs, "request"))
 }
 
-// search finds the peak server rate meeting the SLA.
+// search brackets the peak server rate meeting the SLA within the
+// budget: a closed-loop phase measures capacity and service times, then
+// the trials (see searchMethod).
 func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, error) {
 	cfg := b.cfg
 	sla := *cfg.SLA
-	start := cfg.QPS
-	if start <= 0 {
-		// Half the rate the workers sustain at the warm-up median.
-		start = 0.5 * float64(cfg.Concurrency) / max(b.warmMed, 1e-6)
+	began := time.Now()
+	capDur := min(max(time.Duration(capacityShare*float64(cfg.SLABudget)), minCapacityPhase), maxCapacityPhase)
+	sc := Concurrent
+	if cfg.Concurrency == 1 {
+		sc = SingleStream
 	}
-	cfg.progress("searching the peak rate meeting the SLA %s, from %.4g requests/s (trials of at least %d requests)", sla, start, trialSize(sla, 0, 0))
+	cfg.progress("SLA search for %s within %s: measuring the closed-loop capacity for %s", sla, cfg.SLABudget,
+		units.Duration(capDur.Seconds()))
+	cp, _, err := b.measured(ctx, phase{scenario: sc, workers: cfg.Concurrency, duration: capDur}, exec)
+	if err != nil {
+		return nil, fmt.Errorf("SLA search, closed-loop phase: %w", err)
+	}
+	service := cp.latencies()
+	capacity := 0.0
+	if cp.wall > 0 {
+		capacity = float64(len(service)) / cp.wall.Seconds()
+	}
+	predicted := predictRate(service, cfg.Concurrency, sla, cfg.Seed)
+	cfg.progress("  closed loop: %.4g requests/s (%d requests, p50 %s); a queue model of it predicts %.4g requests/s meet the SLA",
+		capacity, len(service), units.Duration(stats.Quantile(service, 0.5)), predicted)
+	if alone := sla.check(service, cp.errors()); cfg.Concurrency == 1 && alone.Verdict == string(stats.Missed) {
+		// With one worker a request's latency in a trial is its service
+		// time plus its wait: if service times alone miss the SLA, every
+		// rate does, and no trial can say more.
+		res := &report.SLASearch{Method: searchMethod, Status: searchMissedAlone, Percentile: sla.Percentile, BudgetS: cfg.SLABudget.Seconds(),
+			ElapsedS: time.Since(began).Seconds(), ClosedLoopQPS: capacity, PredictedQPS: predicted, Confidence: stats.SLAConfidence,
+			Note: fmt.Sprintf("no rate can meet the SLA on this machine now: one request at a time, without queueing, already misses it "+
+				"(p%g %s, %d of %d requests over %s; missed at 99%% confidence), so no trial was run", sla.Percentile, observed(alone),
+				alone.Violations, alone.Requests, sla.Threshold)}
+		cfg.progress("  %s", report.BracketText(res))
+		return res, nil
+	}
 	trialNo := 0
-	trial := func(ctx context.Context, qps float64) (report.Trial, error) {
+	trial := func(ctx context.Context, spec trialSpec) (report.Trial, error) {
 		trialNo++
-		p := trialPhase(sla, qps, cfg.TrialDuration, cfg.Seed+uint64(trialNo))
-		p.label = fmt.Sprintf("SLA trial %d at %.4g requests/s", trialNo, qps)
+		p := trialPhase(spec, cfg.Seed+uint64(trialNo))
+		p.label = fmt.Sprintf("SLA trial %d at %.4g requests/s", trialNo, spec.qps)
 		p.workers, p.depth = cfg.Concurrency, b.met.queue()
 		res, hw, err := b.measured(ctx, p, exec)
 		if err != nil {
-			return report.Trial{}, fmt.Errorf("SLA trial at %.4g requests/s: %w", qps, err)
+			return report.Trial{}, fmt.Errorf("SLA trial at %.4g requests/s: %w", spec.qps, err)
 		}
-		t := trialResult(sla, qps, res)
+		t := trialResult(spec.sla, spec.qps, res)
 		t.Hardware = hw
-		cfg.progress("  trial %d: %.4g requests/s, %d requests, p%g %s: %s", trialNo, qps, t.Completed, sla.Percentile, observed(t.SLA), t.Outcome())
+		t.Measurement, t.Disturbance = trialMeasurement(res.measurement)
 		return t, nil
 	}
-	res, err := searchPeak(ctx, start, searchFloor(sla), cfg.MaxTrials, trial)
-	if res != nil && !res.Found && b.warmMed > sla.Threshold.Seconds() {
-		res.Note += fmt.Sprintf("; a single request already takes longer than the SLA allows (warm-up median %s over %s), so no rate can meet it on this machine now",
-			units.Duration(b.warmMed), sla.Threshold)
+	res, err := searchBracket(ctx, searchConfig{
+		sla: sla, budget: cfg.SLABudget, spent: time.Since(began), capacity: capacity,
+		predict: func(s SLA) float64 { return predictRate(service, cfg.Concurrency, s, cfg.Seed) },
+		start:   cfg.QPS, maxTrials: cfg.MaxTrials, minTrial: cfg.TrialDuration,
+		progress: func(no int, t report.Trial, left time.Duration) {
+			cfg.progress("  %s", trialLine(no, t, left))
+		},
+	}, trial)
+	if res != nil {
+		res.ElapsedS = time.Since(began).Seconds()
+		if !res.Found && b.warmMed > sla.Threshold.Seconds() {
+			res.Note = joinNote(res.Note, fmt.Sprintf("a single request already takes longer than the SLA allows (warm-up median %s over %s), so no rate can meet it on this machine now",
+				units.Duration(b.warmMed), sla.Threshold))
+		}
+		cfg.progress("  %s", report.BracketText(res))
+		if res.Note != "" {
+			cfg.progress("  note: %s", res.Note)
+		}
 	}
 	return res, err
+}
+
+// trialMeasurement is a trial's verdict from the interference monitor:
+// the machine's sources only. The drift test is left out: a trial above
+// the peak rate builds a queue, and latency rising through it is what
+// the trial measures, not a disturbance.
+func trialMeasurement(m *report.Measurement) (state, why string) {
+	if m == nil {
+		return "", ""
+	}
+	if m.AffectedShare <= interference.DisturbedShare {
+		return report.MeasurementStable, ""
+	}
+	var reasons []string
+	for _, r := range m.Reasons {
+		if r.Kind != interference.KindDrift {
+			reasons = append(reasons, fmt.Sprintf("%s %.0f%% of the trial (%s)", r.Kind, 100*r.Share, r.Detail))
+		}
+	}
+	return report.MeasurementDisturbed, strings.Join(reasons, "; ")
+}
+
+// trialLine is a trial's progress line: rate, requests, the judged
+// percentile with its interval, the verdict, the budget left.
+func trialLine(no int, t report.Trial, left time.Duration) string {
+	return fmt.Sprintf("trial %d: %.4g requests/s, %d requests in %s, %s: %s; %s of the budget left",
+		no, t.TargetQPS, t.Completed, units.Duration(t.WallS), report.TrialPercentileText(t), t.Outcome(), units.Duration(max(left, 0).Seconds()))
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 func observed(r report.SLAResult) string {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -190,7 +191,7 @@ func TestRunScenariosConcurrentSafe(t *testing.T) {
 		{"concurrent per-worker", Config{Scenario: Concurrent, Concurrency: 2, Sessions: PerWorkerSessions}, 2, false},
 		{"offline", Config{Scenario: Offline, Concurrency: 2}, 1, true},
 		{"server", Config{Scenario: Server, QPS: 400, Concurrency: 2, SLA: &SLA{Threshold: time.Second, Percentile: 99},
-			MaxTrials: 2, TrialDuration: 50 * time.Millisecond}, 1, true},
+			MaxTrials: 2, TrialDuration: 50 * time.Millisecond, SLABudget: 10 * time.Second}, 1, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,12 +220,12 @@ func TestRunScenariosConcurrentSafe(t *testing.T) {
 			if rep.Operators == nil || rep.Operators.ProfiledRuns != 2 {
 				t.Errorf("operators %+v", rep.Operators)
 			}
-			trials := 0
+			search := 0 // the search's phases: its closed-loop phase and trials
 			if ld.Search != nil {
-				trials = len(ld.Search.Trials)
+				search = 1 + len(ld.Search.Trials)
 			}
-			if len(hw.phases) != trials+1 || hw.phases[trials] != 30 || rep.Hardware == nil {
-				t.Errorf("hardware phases %v with %d SLA trials", hw.phases, trials)
+			if len(hw.phases) != search+1 || hw.phases[search] != 30 || rep.Hardware == nil {
+				t.Errorf("hardware phases %v with %d SLA-search phases", hw.phases, search)
 			}
 			m := tel.metrics(t)
 			if n := count(m[semconv.OrtelLoadRequestDurationName]); n != 30 {
@@ -302,27 +303,28 @@ func TestRunServerSLASearch(t *testing.T) {
 	if s == nil || len(s.Trials) != 3 || !strings.Contains(s.Method, "bisect") {
 		t.Fatalf("search %+v", s)
 	}
-	// A tiny model at 100, 200, 400 requests/s meets a 200ms p95: each
-	// trial stops once its verdict is met, after at least the 130
-	// requests a p95 verdict needs, before its most.
+	// A tiny model at 100, 130, 169 requests/s (up 30% after each pass,
+	// far below its closed-loop capacity) meets a 200ms p95: each trial
+	// stops once its verdict is met, after at least the 130 requests a
+	// p95 verdict needs, before its most.
 	least := trialSize(SLA{Percentile: 95}, 0, 0)
 	for i, tr := range s.Trials {
-		if tr.TargetQPS != 100*float64(int(1)<<i) || !tr.SLA.Met || tr.Completed < least || tr.Completed >= tr.Planned || tr.Hardware == nil {
+		if math.Abs(tr.TargetQPS-100*math.Pow(1.3, float64(i))) > 1e-9 || !tr.SLA.Met || tr.Completed < least || tr.Completed >= tr.Planned || tr.Hardware == nil {
 			t.Errorf("trial %d: %+v", i, tr)
 		}
 	}
-	if !s.Found || s.PeakQPS != 400 || !strings.Contains(s.Note, "stopped after 3 trials") {
-		t.Errorf("peak %v found %t note %q", s.PeakQPS, s.Found, s.Note)
+	if !s.Found || math.Abs(s.PeakQPS-169) > 1e-9 || !strings.Contains(s.Note, "stopped after 3 trials") || s.ClosedLoopQPS < 169 {
+		t.Errorf("peak %v found %t note %q closed loop %v", s.PeakQPS, s.Found, s.Note, s.ClosedLoopQPS)
 	}
 	if rep.Load.TargetQPS != 100 || rep.Load.Completed != 30 {
 		t.Errorf("the measured phase ran at %v requests/s, %d requests; want --qps 100", rep.Load.TargetQPS, rep.Load.Completed)
 	}
-	if len(hw.phases) != 4 {
-		t.Errorf("hardware sampled %d phases, want 3 trials and the measured phase", len(hw.phases))
+	if len(hw.phases) != 5 {
+		t.Errorf("hardware sampled %d phases, want the closed-loop phase, 3 trials and the measured phase", len(hw.phases))
 	}
 	m := tel.metrics(t)
 	c, ok := m[semconv.OrtelSLACapacityName]
-	if !ok || c.Data.(metricdata.Gauge[float64]).DataPoints[0].Value != 400 {
+	if !ok || math.Abs(c.Data.(metricdata.Gauge[float64]).DataPoints[0].Value-169) > 1e-9 {
 		t.Errorf("capacity gauge %+v", c)
 	}
 	if _, ok := m[semconv.OrtelLoadQueueDepthName]; !ok {

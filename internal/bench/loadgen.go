@@ -26,7 +26,7 @@ type phase struct {
 	scenario Scenario
 	workers  int
 	requests int           // requests to issue; 0: issue for duration
-	duration time.Duration // used when requests is 0
+	duration time.Duration // used when requests is 0; server: none arrives after it
 	qps      float64       // server: target arrival rate
 	seed     uint64        // server: seed of the arrival times
 
@@ -345,7 +345,7 @@ func serverPhase(ctx context.Context, p phase, exec execFunc) (*phaseResult, err
 		timer := time.NewTimer(time.Hour)
 		defer timer.Stop()
 		for i, a := range at {
-			if stop.Load() || enough.Load() {
+			if stop.Load() || enough.Load() || p.requests > 0 && p.duration > 0 && a >= p.duration {
 				return
 			}
 			if d := time.Until(start.Add(a)); d > 0 {

@@ -34,7 +34,7 @@ const (
 //
 // Validate checks c as given. Run first fills the defaults of the zero
 // fields that have one (Runs, WarmupMax, Scenario, Sessions, Concurrency,
-// TrialDuration, MaxTrials, PromptTokens, Batch, Tune.Rounds), so a caller
+// TrialDuration, MaxTrials, SLABudget, PromptTokens, Batch, Tune.Rounds), so a caller
 // that validates before Run sets those itself, as ortel's flags do.
 func (c Config) Validate() error {
 	for _, check := range []func() error{c.validateLoad, c.validateSLA, c.validateGenerate, c.validateSession, c.validateProfile, c.validateTune} {
@@ -126,6 +126,8 @@ func (c Config) validateSLA() error {
 	switch {
 	case c.TrialDuration <= 0:
 		return invalid("{TrialDuration} must be positive (got %s)", c.TrialDuration)
+	case c.SLABudget <= 0:
+		return invalid("{SLABudget} must be positive (got %s)", c.SLABudget)
 	case c.MaxTrials < 1 || c.MaxTrials > MaxSLATrials:
 		return invalid("{MaxTrials} must be from 1 to %d (got %d)", MaxSLATrials, c.MaxTrials)
 	case c.SLA != nil && c.SLA.Threshold <= 0:

@@ -47,6 +47,7 @@ func TestValidate(t *testing.T) {
 		{"auto runs at p100", func(c *Config) { c.Auto = &AutoRuns{Percentile: 100, Width: 0.05} }, []string{"Auto.Percentile"}},
 		{"no trial", func(c *Config) { c.TrialDuration = 0 }, []string{"TrialDuration"}},
 		{"too many trials", func(c *Config) { c.MaxTrials = MaxSLATrials + 1 }, []string{"MaxTrials"}},
+		{"no SLA budget", func(c *Config) { c.SLABudget = -time.Second }, []string{"SLABudget"}},
 		{"a negative generation", func(c *Config) { c.Generate = -1 }, []string{"Generate"}},
 		{"an encoder without generation", func(c *Config) { c.EncoderPath = "enc.onnx" }, []string{"EncoderPath", "Generate"}},
 		{"an encoder and its length", func(c *Config) { c.Generate, c.EncoderPath, c.EncoderTokens = 4, "enc.onnx", 10 },

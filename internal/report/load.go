@@ -129,17 +129,42 @@ type SLAResult struct {
 }
 
 // SLASearch is the search for the highest server-scenario rate whose
-// latency percentile meets the SLA.
+// latency percentile meets the SLA: a bracket of proven verdicts, found
+// within a time budget.
 type SLASearch struct {
 	Method string `json:"method"`
-	// PeakQPS is the highest target rate of a passing trial; 0 when no
-	// trial passed.
+	// Status says what the search established: "bracketed" (both ends
+	// proven), "lower bound only", "upper bound only", "undecided" (no
+	// trial proved anything) or "not provable in budget" (no trial could
+	// hold the requests a verdict needs). Absent in older reports.
+	Status string `json:"status,omitempty"`
+	// PeakQPS is the bracket's lower end: the highest target rate proven
+	// to meet the SLA below UpperQPS; 0 when none was.
 	PeakQPS float64 `json:"peak_qps"`
 	Found   bool    `json:"found"`
-	// UpperQPS is the lowest failing rate above PeakQPS (0 if none failed).
+	// UpperQPS is the bracket's upper end: the lowest rate proven to miss
+	// it (0 if none was).
 	UpperQPS float64 `json:"upper_qps,omitempty"`
-	Trials   []Trial `json:"trials"`
-	Note     string  `json:"note,omitempty"`
+	// Confidence is the bracket's: 1 - (1 - 0.99) per decided trial
+	// (Bonferroni); 0 when no trial decided.
+	Confidence float64 `json:"confidence,omitempty"`
+	// Percentile is the percentile the trials were judged at: the SLA's,
+	// or a lower one when the SLA's was not provable in the budget.
+	Percentile float64 `json:"judged_percentile,omitempty"`
+	// BudgetS is the time the search was allowed, ElapsedS the time it
+	// took (the closed-loop phase and every trial).
+	BudgetS  float64 `json:"budget_s,omitempty"`
+	ElapsedS float64 `json:"elapsed_s,omitempty"`
+	// ClosedLoopQPS is the rate the workers sustained in the closed-loop
+	// phase before the trials; PredictedQPS the rate a queue model fed
+	// with that phase's service times predicted to meet the SLA.
+	ClosedLoopQPS float64 `json:"closed_loop_qps,omitempty"`
+	PredictedQPS  float64 `json:"predicted_qps,omitempty"`
+	// Disturbed counts the trials the interference monitor judged
+	// disturbed (repeated once, never counted).
+	Disturbed int     `json:"disturbed_trials,omitempty"`
+	Trials    []Trial `json:"trials"`
+	Note      string  `json:"note,omitempty"`
 }
 
 // Trial is one bounded open-loop run of the SLA search. Planned is the
@@ -154,13 +179,21 @@ type Trial struct {
 	P50S        float64   `json:"p50_s"`
 	P99S        float64   `json:"p99_s"`
 	SLA         SLAResult `json:"sla"`
+	// Interval bounds the judged percentile of the trial's latencies
+	// (order-statistic interval, 95%).
+	Interval *stats.Interval `json:"interval,omitempty"`
 	// Aborted: the trial stopped early because its violations already
 	// exceeded what the SLA allows.
 	Aborted bool `json:"aborted,omitempty"`
-	// Repeat: this trial repeated a failing one at the same rate; the
-	// rate's verdict is this trial's.
-	Repeat   bool      `json:"repeat,omitempty"`
-	Hardware *Hardware `json:"hardware,omitempty"`
+	// Repeat: this trial repeated one at the same rate (disturbed).
+	Repeat bool `json:"repeat,omitempty"`
+	// Measurement is the interference monitor's verdict on the trial's
+	// machine, "stable" or "disturbed" (absent without a monitor; the
+	// drift test left out); Disturbance its reasons. A disturbed trial
+	// counts only when it proved the SLA met.
+	Measurement string    `json:"measurement,omitempty"`
+	Disturbance string    `json:"disturbance,omitempty"`
+	Hardware    *Hardware `json:"hardware,omitempty"`
 }
 
 // BatchSweep holds one result per batch size.
@@ -233,18 +266,27 @@ type Generation struct {
 	GeneratedIDs []int64 `json:"generated_ids,omitempty"`
 }
 
-// Outcome is a trial's verdict in words: "met" when its early-stopping
-// verdict proves the SLA met, "missed" when that verdict is missed or the
-// trial stopped early over budget, and otherwise says the trial decided
-// nothing, with which side of the threshold its percentile fell on (a
-// p95 of 1.918ms under a 2ms SLA from too few requests is not "missed").
-// The search counts only "met" as a pass.
+// Outcome is a trial's verdict in words: "met" (or "met, though
+// disturbed") when its early-stopping verdict proves the SLA met, else
+// "disturbed, not counted" when the interference monitor judged it
+// disturbed, "missed" when that verdict is missed, and otherwise says the
+// trial decided nothing (also when it stopped early with too many over to
+// prove it met but too few to prove it missed), with which side of the
+// threshold its percentile fell on (a p95 of 1.918ms under a 2ms SLA from
+// too few requests is not "missed"). The search counts only "met" as a
+// pass.
 func (t Trial) Outcome() string {
 	switch {
+	case t.SLA.Met && t.Measurement == MeasurementDisturbed:
+		return "met, though disturbed"
 	case t.SLA.Met:
 		return "met"
-	case t.Aborted:
+	case t.Measurement == MeasurementDisturbed:
+		return "disturbed, not counted"
+	case t.Aborted && (t.SLA.Verdict == "missed" || t.SLA.Verdict == ""):
 		return "missed (stopped early)"
+	case t.Aborted:
+		return "stopped undecided: too many over to prove it met, too few to prove it missed"
 	case t.SLA.Verdict == "" || t.SLA.Verdict == "missed":
 		return "missed"
 	case t.SLA.ObservedS != nil && *t.SLA.ObservedS <= t.SLA.ThresholdS:

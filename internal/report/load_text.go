@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ortel-dev/ortel/internal/stats"
 	"github.com/ortel-dev/ortel/internal/units"
@@ -86,22 +88,85 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 		p.f("  SLA       %s\n", slaText(s))
 	}
 	if s := l.Search; s != nil {
-		p.f("\n")
-		if s.Found {
-			p.f("Peak rate meeting the SLA: %.4g requests/s", s.PeakQPS)
-			if s.UpperQPS > 0 {
-				p.f(", between %.4g (passed) and %.4g (failed)", s.PeakQPS, s.UpperQPS)
-			}
-			p.f(", %d trials\n", len(s.Trials))
-		} else {
-			p.f("Peak rate meeting the SLA: none found, %d trials\n", len(s.Trials))
+		writeSearch(w, p, s)
+	}
+}
+
+// BracketText is the search's result in one line: the bracket with its
+// confidence, the percentile judged, the time it took of its budget.
+func BracketText(s *SLASearch) string {
+	pct := "p" + strconv.FormatFloat(s.Percentile, 'f', -1, 64)
+	if s.Percentile == 0 {
+		pct = "the SLA's percentile"
+	}
+	var out string
+	switch {
+	case s.Status == "not provable in budget":
+		out = "not provable in budget"
+	case s.Status == "missed without load":
+		out = fmt.Sprintf("no rate meets %s: one request at a time already misses it", pct)
+	case s.Found && s.UpperQPS > 0:
+		out = fmt.Sprintf("peak rate between %.4g requests/s (met) and %.4g (missed) at %s", s.PeakQPS, s.UpperQPS, pct)
+	case s.Found:
+		out = fmt.Sprintf("peak rate at least %.4g requests/s (met at %s; no rate proven to miss it)", s.PeakQPS, pct)
+	case s.UpperQPS > 0:
+		out = fmt.Sprintf("peak rate below %.4g requests/s (missed at %s; no rate proven to meet it)", s.UpperQPS, pct)
+	default:
+		out = fmt.Sprintf("no trial proved %s met or missed", pct)
+	}
+	if s.Confidence > 0 {
+		out += fmt.Sprintf(", %.0f%% confidence", 100*s.Confidence)
+	}
+	out += fmt.Sprintf("; %s", Plural(len(s.Trials), "trial"))
+	if s.Disturbed > 0 {
+		out += fmt.Sprintf(" (%d disturbed)", s.Disturbed)
+	}
+	if s.BudgetS > 0 {
+		out += fmt.Sprintf(" in %s of a %s budget", roundS(s.ElapsedS), roundS(s.BudgetS))
+	}
+	return out
+}
+
+// roundS is seconds as a duration to the second ("2m52s").
+func roundS(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
+
+// TrialPercentileText is a trial's judged percentile with its interval:
+// "p99 182ms (95% interval 170ms–199ms)".
+func TrialPercentileText(t Trial) string {
+	out := fmt.Sprintf("p%g ", t.SLA.Percentile)
+	if t.SLA.ObservedS == nil {
+		out += "a failed request"
+	} else {
+		out += units.Duration(*t.SLA.ObservedS)
+	}
+	if iv := t.Interval; iv != nil {
+		lo, hi := "…", "…"
+		if iv.Lower != nil {
+			lo = units.Duration(*iv.Lower)
 		}
-		pct := "p99"
-		if len(s.Trials) > 0 && s.Trials[0].SLA.Percentile > 0 {
-			pct = fmt.Sprintf("p%g", s.Trials[0].SLA.Percentile)
+		if iv.Upper != nil {
+			hi = units.Duration(*iv.Upper)
 		}
+		out += fmt.Sprintf(" (%.0f%% interval %s–%s)", 100*iv.Confidence, lo, hi)
+	}
+	return out
+}
+
+func writeSearch(w io.Writer, p *printer, s *SLASearch) {
+	p.f("\n")
+	p.f("SLA search: %s\n", BracketText(s))
+	if s.ClosedLoopQPS > 0 {
+		p.f("  closed loop %.4g requests/s; queue model's prediction %.4g requests/s\n", s.ClosedLoopQPS, s.PredictedQPS)
+	}
+	pct := "p99"
+	if len(s.Trials) > 0 && s.Trials[0].SLA.Percentile > 0 {
+		pct = fmt.Sprintf("p%g", s.Trials[0].SLA.Percentile)
+	}
+	if len(s.Trials) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "  target/s\tachieved/s\trequests\tp50\t%s\tviolations\tverdict\t\n", pct)
+		fmt.Fprintf(tw, "  target/s\tachieved/s\trequests\ttime\tp50\t%s\tinterval\tviolations\tverdict\t\n", pct)
 		for _, t := range s.Trials {
 			verdict := t.Outcome()
 			if t.Repeat {
@@ -111,13 +176,35 @@ func writeLoad(w io.Writer, p *printer, l *Load) {
 			if t.SLA.ObservedS != nil {
 				obs = units.Duration(*t.SLA.ObservedS)
 			}
-			fmt.Fprintf(tw, "  %.4g\t%.4g\t%d/%d\t%s\t%s\t%d\t%s\t\n", t.TargetQPS, t.AchievedQPS, t.Completed, t.Planned,
-				units.Duration(t.P50S), obs, t.SLA.Violations, verdict)
+			iv := "-"
+			if t.Interval != nil {
+				lo, hi := "…", "…"
+				if t.Interval.Lower != nil {
+					lo = units.Duration(*t.Interval.Lower)
+				}
+				if t.Interval.Upper != nil {
+					hi = units.Duration(*t.Interval.Upper)
+				}
+				iv = lo + "–" + hi
+			}
+			fmt.Fprintf(tw, "  %.4g\t%.4g\t%d/%d\t%s\t%s\t%s\t%s\t%d\t%s\t\n", t.TargetQPS, t.AchievedQPS, t.Completed, t.Planned,
+				units.Duration(t.WallS), units.Duration(t.P50S), obs, iv, t.SLA.Violations, verdict)
 		}
 		tw.Flush()
-		if s.Note != "" {
-			p.f("  note: %s\n", s.Note)
+	}
+	// The first disturbed trial's reasons; every trial's are in
+	// report.json.
+	for _, t := range s.Trials {
+		if t.Disturbance != "" {
+			p.f("  disturbed at %.4g requests/s: %s\n", t.TargetQPS, t.Disturbance)
+			if s.Disturbed > 1 {
+				p.f("  (%d trials disturbed; each one's reasons are in report.json)\n", s.Disturbed)
+			}
+			break
 		}
+	}
+	if s.Note != "" {
+		p.f("  note: %s\n", s.Note)
 	}
 }
 

@@ -36,11 +36,15 @@ func loadReport() *Report {
 			SLA: &SLAResult{ThresholdS: 0.05, Percentile: 99, ObservedS: f64(0.046), Requests: 100, Violations: 1, Compliance: 0.99, Met: true,
 				Verdict: "insufficient requests", Confidence: 0.99},
 			Search: &SLASearch{
-				Method: "ramp then bisection", PeakQPS: 24.5, Found: true, UpperQPS: 25.6,
+				Method: "budgeted bracket search", Status: "bracketed", PeakQPS: 24.5, Found: true, UpperQPS: 25.6, Confidence: 0.96,
+				Percentile: 99, BudgetS: 180, ElapsedS: 171.5, ClosedLoopQPS: 48.1, PredictedQPS: 26.3, Disturbed: 1,
 				Trials: []Trial{
-					{TargetQPS: 10, AchievedQPS: 9.8, Planned: 50, Completed: 50, P50S: 0.021, P99S: 0.030, SLA: SLAResult{Percentile: 99, ObservedS: f64(0.029), Violations: 0, Met: true}},
+					{TargetQPS: 10, AchievedQPS: 9.8, Planned: 50, Completed: 50, WallS: 5.1, P50S: 0.021, P99S: 0.030, SLA: SLAResult{Percentile: 99, ObservedS: f64(0.029), Violations: 0, Met: true}},
 					{TargetQPS: 20, AchievedQPS: 19.9, Planned: 50, Completed: 50, P50S: 0.022, P99S: 0.040, SLA: SLAResult{Percentile: 99, ObservedS: f64(0.040), Violations: 0, Met: true}},
-					{TargetQPS: 40, AchievedQPS: 30.2, Planned: 80, Completed: 31, P50S: 0.120, P99S: 0.400, SLA: SLAResult{Percentile: 99, Violations: 12, Met: false}, Aborted: true},
+					{TargetQPS: 40, AchievedQPS: 30.2, Planned: 80, Completed: 31, P50S: 0.120, P99S: 0.400, SLA: SLAResult{Percentile: 99, Violations: 12, Met: false}, Aborted: true,
+						Interval: &stats.Interval{Percentile: 99, Lower: f64(0.350), Confidence: 0.95}},
+					{TargetQPS: 24.5, AchievedQPS: 24.4, Planned: 1000, Completed: 40, P50S: 0.150, P99S: 0.400, SLA: SLAResult{Percentile: 99, Violations: 9, Met: false},
+						Aborted: true, Measurement: MeasurementDisturbed, Disturbance: "another process took 60% of the bench's core"},
 				},
 			},
 		},
@@ -93,20 +97,24 @@ func TestWriteLoadTextSections(t *testing.T) {
 		want    []string
 		notWant []string
 	}{
-		{"everything", func(*Report) {}, []string{"Warm-up", "Load: server", "Peak rate", "Jitter", "Batch sweep", "Generation: "}, nil},
+		{"everything", func(*Report) {}, []string{"Warm-up", "Load: server", "SLA search: peak rate between 24.5 requests/s (met) and 25.6 (missed) at p99, 96% confidence; 4 trials (1 disturbed) in 2m52s of a 3m0s budget",
+			"disturbed at 24.5 requests/s: another process", "Jitter", "Batch sweep", "Generation: "}, nil},
 		{"plain single-stream hides the load line", func(r *Report) {
 			r.Load = &Load{Scenario: "single-stream", Concurrency: 1, LatencyFrom: "issue"}
 			r.BatchSweep, r.Generation = nil, nil
 		}, []string{"Warm-up", "Jitter"}, []string{"Load:", "Batch sweep", "Generation"}},
 		{"single-stream with an SLA shows it", func(r *Report) {
 			r.Load.Scenario, r.Load.Search, r.Load.TargetQPS = "single-stream", nil, 0
-		}, []string{"Load: single-stream", "SLA       p99 ≤ 50.00ms: met"}, []string{"Peak rate", "target    "}},
+		}, []string{"Load: single-stream", "SLA       p99 ≤ 50.00ms: met"}, []string{"SLA search", "target    "}},
 		{"missed SLA on a failed request", func(r *Report) {
 			r.Load.SLA = &SLAResult{ThresholdS: 0.05, Percentile: 99, Requests: 10, Violations: 2, Compliance: 0.8}
 		}, []string{"MISSED (p99 a failed request; 2 of 10 requests over, compliance 80.00%)"}, nil},
 		{"search without a peak", func(r *Report) {
 			r.Load.Search.Found, r.Load.Search.PeakQPS, r.Load.Search.Note = false, 0, "no trial met the SLA"
-		}, []string{"none found, 3 trials", "note: no trial met the SLA"}, nil},
+		}, []string{"peak rate below 25.6 requests/s (missed at p99; no rate proven to meet it)", "note: no trial met the SLA"}, nil},
+		{"search not provable in budget", func(r *Report) {
+			r.Load.Search = &SLASearch{Status: "not provable in budget", BudgetS: 20, ElapsedS: 12, Percentile: 99, Note: "give the search more time (--sla-budget 4m0s)"}
+		}, []string{"SLA search: not provable in budget; 0 trials in 12s of a 20s budget", "--sla-budget 4m0s"}, []string{"target/s"}},
 		{"not steady", func(r *Report) { r.Warmup.Steady = false }, []string{"not reached (10-run windows, medians within 5%)"}, nil},
 	}
 	for _, tt := range tests {
@@ -208,7 +216,10 @@ func TestTrialOutcome(t *testing.T) {
 	}{
 		{"proven met", Trial{SLA: sla(0.0015, true, "met")}, "met"},
 		{"proven missed", Trial{SLA: sla(0.0025, false, "missed")}, "missed"},
-		{"stopped early", Trial{SLA: sla(0.0025, false, "insufficient requests"), Aborted: true}, "missed (stopped early)"},
+		{"stopped early, proven missed", Trial{SLA: sla(0.0025, false, "missed"), Aborted: true}, "missed (stopped early)"},
+		{"stopped early, undecided", Trial{SLA: sla(0.0025, false, "insufficient requests"), Aborted: true}, "stopped undecided: too many over to prove it met, too few to prove it missed"},
+		{"stopped early, report without a verdict", Trial{SLA: SLAResult{ThresholdS: 0.002, Percentile: 95, ObservedS: f64(0.003)}, Aborted: true}, "missed (stopped early)"},
+		{"disturbed", Trial{SLA: sla(0.0025, false, "missed"), Measurement: MeasurementDisturbed}, "disturbed, not counted"},
 		{"under, undecided", Trial{SLA: sla(0.001918, false, "insufficient requests")}, "under the threshold, too few requests to prove it met"},
 		{"over, undecided", Trial{SLA: sla(0.0021, false, "insufficient requests")}, "over the threshold, too few requests to prove it missed"},
 		{"failed request, undecided", Trial{SLA: SLAResult{ThresholdS: 0.002, Percentile: 95, Verdict: "insufficient requests"}}, "over the threshold, too few requests to prove it missed"},

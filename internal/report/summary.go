@@ -58,6 +58,9 @@ func WriteSummary(w io.Writer, r *Report) error {
 	default:
 		p.f("cold start  not in run-level profiles; no throughput in a profile\n")
 	}
+	if r.Load != nil && r.Load.Search != nil {
+		p.f("SLA search  %s\n", BracketText(r.Load.Search))
+	}
 	if r.Verdict != "" {
 		line := r.Verdict
 		if l := r.Measurement.LoadText(); l != "" {

@@ -1,0 +1,435 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/internal/stats"
+	"github.com/ortel-dev/ortel/internal/units"
+)
+
+// DefaultSLABudget is the time the SLA search may take, its closed-loop
+// capacity phase included (--sla-budget).
+const DefaultSLABudget = 3 * time.Minute
+
+// Search bounds.
+const (
+	// searchTolerance ends the bisection when the lowest rate proven to
+	// miss is within this fraction above the highest proven to meet.
+	searchTolerance = 0.05
+	// DefaultMaxTrials caps the trials of one search.
+	DefaultMaxTrials = 20
+	// trialAllowance is how many requests over the threshold a trial sized
+	// by trialSize may see and still prove the SLA: one, so a single stray
+	// slow request does not fail a rate the machine sustains.
+	trialAllowance = 1
+	// trialMaxViolations is the most requests over the threshold a trial
+	// may see and still go on: a trial that cannot prove the SLA at its
+	// planned size after a stray stall or two is extended, up to the size
+	// that proves it with this many over (QueriesNeeded), rather than
+	// failed.
+	trialMaxViolations = 4
+	// firstTrialShare is the most of the budget left that the first trial
+	// may need to prove the SLA met; when the asked percentile needs more
+	// at the first rate, trials are judged at a lower one.
+	firstTrialShare = 0.6
+	// capacityShare is the part of the budget the closed-loop capacity
+	// phase gets (between minCapacityPhase and maxCapacityPhase).
+	capacityShare    = 1.0 / 15
+	minCapacityPhase = 2 * time.Second
+	maxCapacityPhase = 20 * time.Second
+	// intervalConfidence is the confidence of the percentile interval a
+	// trial shows beside its verdict.
+	intervalConfidence = 0.95
+)
+
+// fallbackPercentiles are the percentiles a search judges at, in order,
+// when the asked one cannot be proven within the budget.
+var fallbackPercentiles = []float64{99, 98, 97, 95, 90}
+
+// searchMethod documents the search in the report.
+const searchMethod = "budgeted bracket search: a closed-loop phase measures the capacity and the service times; " +
+	"a queue model (Poisson arrivals into FCFS workers whose service times are resampled from that phase) predicts " +
+	"the rate meeting the SLA; the first trial runs just below the prediction (or at --qps). Each trial is an " +
+	"open-loop run (Poisson arrivals, latency from the scheduled arrival) and a sequential test with LoadGen's " +
+	"early-stopping rule: it ends as met once P(Binomial(n, 1-P) <= violations) <= 1% (662 requests for p99 with " +
+	"one over), stopped once more requests are over than its most requests could prove met with (4 for a p99 " +
+	"trial; its verdict is then the binomial one: missed when P(Binomial(n, 1-P) >= violations) <= 1%, else " +
+	"undecided), or undecided when the budget left runs out. " +
+	"The search brackets the peak between the highest rate proven met and the lowest proven missed, bisecting " +
+	"between them; an undecided trial steers the search but bounds nothing. A trial the interference monitor " +
+	"calls disturbed (its machine sources; the drift test is left out, as latency rising through a trial above the " +
+	"peak is what it measures) counts when it proved the SLA met, since a disturbance only slows requests down; " +
+	"otherwise it is repeated once, and never counts as a miss. Every trial must fit in the budget left: when the asked " +
+	"percentile needs more requests than the budget allows at the first rate, the trials are judged at the highest " +
+	"lower percentile that fits (said in the note), and when no trial fits the search stops and says so. " +
+	"The bracket's confidence is 1 - 1% per decided trial (Bonferroni over every verdict that could have shaped " +
+	"it); the binomial verdicts read violations as independent, and they come in bursts (one stall puts the " +
+	"requests queued behind it over), so a verdict near its limit is less certain than it says"
+
+// Search statuses (report.SLASearch.Status).
+const (
+	searchBracketed   = "bracketed"
+	searchLowerOnly   = "lower bound only"
+	searchUpperOnly   = "upper bound only"
+	searchUndecided   = "undecided"
+	searchNotProvable = "not provable in budget"
+	// searchMissedAlone: the closed-loop phase, one request at a time,
+	// already missed the SLA: no rate can meet it.
+	searchMissedAlone = "missed without load"
+)
+
+// trialSize is how many requests a trial at rate qps gets at least: enough
+// for the early-stopping verdict at SLAConfidence with trialAllowance
+// violations, or minTrial's worth when that is more.
+func trialSize(sla SLA, qps float64, minTrial time.Duration) int {
+	n := stats.QueriesNeeded(trialAllowance, sla.Percentile, stats.SLAConfidence)
+	return max(n, int(math.Round(qps*minTrial.Seconds())), 1)
+}
+
+// trialSpec is one trial the search asks for.
+type trialSpec struct {
+	qps float64
+	// sla is the SLA the trial is judged against: its percentile may be
+	// lower than the one asked (see fallbackPercentiles).
+	sla SLA
+	// least is the requests the trial holds at least before it may end
+	// as met; most the requests it may hold at all; limit its time.
+	least, most int
+	limit       time.Duration
+}
+
+// trialFunc runs one SLA trial.
+type trialFunc func(ctx context.Context, spec trialSpec) (report.Trial, error)
+
+// searchConfig is what the search is given.
+type searchConfig struct {
+	sla    SLA
+	budget time.Duration // the whole search
+	spent  time.Duration // spent before the first trial (the capacity phase)
+	// capacity is the closed-loop rate (requests/s) of the workers.
+	capacity float64
+	// predict, when set, is the rate the queue model says meets an SLA
+	// (0: none); asked for the SLA's percentile and each fallback.
+	predict func(SLA) float64
+	// start, when more than 0, is the first trial's rate (--qps).
+	start     float64
+	maxTrials int
+	minTrial  time.Duration
+	// progress, when set, is told of every trial and the budget left.
+	progress func(no int, t report.Trial, left time.Duration)
+}
+
+// firstRate is the rate of the first trial judged against sla: the given
+// start, or just below the rate predicted for sla, or a third of the
+// capacity when the model predicts none.
+func (sc searchConfig) firstRate(sla SLA) float64 {
+	if sc.start > 0 {
+		return sc.start
+	}
+	if sc.predict != nil {
+		if p := sc.predict(sla); p > 0 {
+			return 0.85 * p
+		}
+	}
+	return sc.capacity / 3
+}
+
+// judgedSLA is the SLA the trials are judged against, with the first
+// trial's rate: the asked one when a trial proving it met at its first
+// rate needs at most firstTrialShare of the time left, else the highest
+// of fallbackPercentiles below it that does (a lower percentile needs
+// fewer requests, and the queue model predicts a higher rate for it);
+// false when none does, with the last one tried.
+func (sc searchConfig) judgedSLA(left time.Duration) (SLA, float64, bool) {
+	var s SLA
+	var r float64
+	for _, p := range append([]float64{sc.sla.Percentile}, fallbackPercentiles...) {
+		if p > sc.sla.Percentile {
+			continue
+		}
+		s = SLA{Threshold: sc.sla.Threshold, Percentile: p}
+		r = sc.firstRate(s)
+		if r > 0 && float64(trialSize(s, r, sc.minTrial))/r <= firstTrialShare*left.Seconds() {
+			return s, r, true
+		}
+	}
+	return s, r, false
+}
+
+// specFor plans the trial at rate qps with left of the budget: false when
+// the requests that could prove the SLA met do not fit in it.
+func specFor(sla SLA, qps float64, left, minTrial time.Duration) (trialSpec, bool) {
+	least := trialSize(sla, qps, minTrial)
+	fit := int(math.Floor(qps * left.Seconds()))
+	most := min(max(least, stats.QueriesNeeded(trialMaxViolations, sla.Percentile, stats.SLAConfidence)), fit)
+	return trialSpec{qps: qps, sla: sla, least: least, most: most, limit: left}, most >= least
+}
+
+// searchBracket runs the budgeted search (see searchMethod).
+func searchBracket(ctx context.Context, sc searchConfig, trial trialFunc) (*report.SLASearch, error) {
+	if sc.maxTrials <= 0 {
+		sc.maxTrials = DefaultMaxTrials
+	}
+	res := &report.SLASearch{
+		Method: searchMethod, BudgetS: sc.budget.Seconds(), ClosedLoopQPS: sc.capacity, Percentile: sc.sla.Percentile,
+	}
+	if sc.predict != nil {
+		res.PredictedQPS = sc.predict(sc.sla)
+	}
+	spent := sc.spent
+	left := func() time.Duration { return sc.budget - spent }
+	defer func() { res.ElapsedS = spent.Seconds() }()
+	judged, r, ok := sc.judgedSLA(left())
+	if !(r > 0) || math.IsInf(r, 0) {
+		return res, fmt.Errorf("SLA search: first rate %v requests/s is not a positive number", r)
+	}
+	if !ok {
+		need := trialSize(judged, r, sc.minTrial)
+		res.Status = searchNotProvable
+		res.Note = fmt.Sprintf("not provable in budget: proving even p%g met at %.4g requests/s (85%% of the rate the queue model predicts meets it) "+
+			"takes %d requests (%s), more than %.0f%% of the %s left; give the search more time (--sla-budget %s)", judged.Percentile, r, need,
+			units.Duration(float64(need)/r), 100*firstTrialShare, units.Duration(left().Seconds()), roundUp(time.Duration(float64(need)/r/firstTrialShare*float64(time.Second))+sc.spent))
+		return res, nil
+	}
+	res.Percentile = judged.Percentile
+	var notes []string
+	if judged.Percentile != sc.sla.Percentile {
+		r0 := sc.firstRate(sc.sla)
+		need := trialSize(sc.sla, r0, sc.minTrial)
+		notes = append(notes, fmt.Sprintf("p%g is not provable in budget: a trial proving it met at %.4g requests/s takes %d requests (%s) of the %s left; "+
+			"judged at p%g instead (--sla-budget %s judges p%g)", sc.sla.Percentile, r0, need, units.Duration(float64(need)/r0),
+			units.Duration(left().Seconds()), judged.Percentile,
+			roundUp(time.Duration(float64(need)/r0/firstTrialShare*float64(time.Second))+sc.spent), sc.sla.Percentile))
+	}
+
+	// sLo and sHi steer the search (undecided trials move them too); the
+	// bracket is made of proven verdicts only.
+	sLo, sHi := 0.0, math.Inf(1)
+	repeated := map[float64]bool{}
+	for len(res.Trials) < sc.maxTrials {
+		spec, fits := specFor(judged, r, left(), sc.minTrial)
+		if !fits {
+			notes = append(notes, fmt.Sprintf("stopped: the next trial, at %.4g requests/s, needs at least %d requests (%s) and %s of the budget is left",
+				r, spec.least, units.Duration(float64(spec.least)/r), units.Duration(max(left(), 0).Seconds())))
+			break
+		}
+		t, err := trial(ctx, spec)
+		if err != nil {
+			res.Trials = append(res.Trials, t)
+			return finishBracket(res, notes), err
+		}
+		spent += time.Duration(t.WallS * float64(time.Second))
+		t.TargetQPS = r
+		if repeated[r] {
+			t.Repeat = true
+		}
+		res.Trials = append(res.Trials, t)
+		if sc.progress != nil {
+			sc.progress(len(res.Trials), t, left())
+		}
+		if !counts(t) && t.Measurement == report.MeasurementDisturbed && !repeated[r] {
+			repeated[r] = true // the machine disturbed it: run it again
+			continue
+		}
+		over := t.SLA.ObservedS == nil || *t.SLA.ObservedS > t.SLA.ThresholdS
+		switch {
+		case counts(t) && t.SLA.Met:
+			sLo = max(sLo, r)
+		case counts(t):
+			sHi = min(sHi, r)
+		case over: // undecided, leaning missed
+			sHi = min(sHi, r)
+		default: // undecided, leaning met
+			sLo = max(sLo, r)
+		}
+		if sLo >= sHi { // a contradiction (the machine changed): widen
+			sLo, sHi = 0, math.Inf(1)
+			for _, tr := range res.Trials {
+				if counts(tr) {
+					if tr.SLA.Met {
+						sLo = max(sLo, tr.TargetQPS)
+					} else {
+						sHi = min(sHi, tr.TargetQPS)
+					}
+				}
+			}
+			if sLo >= sHi {
+				notes = append(notes, "stopped: trials contradict each other (a rate met above one missed): the machine's speed changed during the search")
+				break
+			}
+		}
+		next, done := nextRate(sLo, sHi, sc.capacity)
+		if done {
+			break
+		}
+		if next == r && repeated[r] {
+			break
+		}
+		r = next
+	}
+	if len(res.Trials) >= sc.maxTrials {
+		notes = append(notes, fmt.Sprintf("stopped after %d trials (--sla-trials)", sc.maxTrials))
+	}
+	return finishBracket(res, notes), nil
+}
+
+// counts reports whether a trial's verdict bounds the bracket: proven met
+// (even on a disturbed machine: a disturbance only slows requests down, so
+// the rate meets the SLA on a quiet one too), or proven missed on a
+// machine the monitor did not call disturbed.
+func counts(t report.Trial) bool {
+	if t.SLA.Met {
+		return true
+	}
+	return t.SLA.Verdict == string(stats.Missed) && t.Measurement != report.MeasurementDisturbed
+}
+
+// nextRate picks the next trial's rate from the steering bounds: bisect
+// between them; up by 30% (at most to just above capacity, where a trial
+// misses quickly) while nothing missed; down by 30% while nothing met.
+// done when they are within searchTolerance.
+func nextRate(lo, hi, capacity float64) (float64, bool) {
+	switch {
+	case lo > 0 && !math.IsInf(hi, 1):
+		if hi <= lo*(1+searchTolerance) {
+			return 0, true
+		}
+		return (lo + hi) / 2, false
+	case lo > 0:
+		r := lo * 1.3
+		if capacity > lo {
+			r = min(r, max(1.05*capacity, lo*(1+2*searchTolerance)))
+		}
+		return r, false
+	}
+	return hi * 0.7, false
+}
+
+// finishBracket sets the bracket from the counted trials: the highest rate
+// proven met below the lowest proven missed.
+func finishBracket(res *report.SLASearch, notes []string) *report.SLASearch {
+	lo, hi := 0.0, math.Inf(1)
+	decided := 0
+	for _, t := range res.Trials {
+		if counts(t) && !t.SLA.Met {
+			hi = min(hi, t.TargetQPS)
+		}
+	}
+	for _, t := range res.Trials {
+		if !counts(t) {
+			continue
+		}
+		decided++
+		if t.SLA.Met && t.TargetQPS < hi {
+			lo = max(lo, t.TargetQPS)
+		}
+	}
+	res.PeakQPS, res.Found = lo, lo > 0
+	if !math.IsInf(hi, 1) {
+		res.UpperQPS = hi
+	}
+	if decided > 0 {
+		res.Confidence = max(1-float64(decided)*(1-stats.SLAConfidence), 0)
+	}
+	switch {
+	case res.Status != "":
+	case res.Found && res.UpperQPS > 0:
+		res.Status = searchBracketed
+	case res.Found:
+		res.Status = searchLowerOnly
+	case res.UpperQPS > 0:
+		res.Status = searchUpperOnly
+	default:
+		res.Status = searchUndecided
+	}
+	for _, t := range res.Trials {
+		if t.Measurement == report.MeasurementDisturbed {
+			res.Disturbed++
+		}
+	}
+	if len(notes) > 0 {
+		res.Note = notes[0]
+		for _, n := range notes[1:] {
+			res.Note += "; " + n
+		}
+	}
+	return res
+}
+
+// roundUp rounds a duration up to a whole minute (or 10 seconds under
+// one), for advice.
+func roundUp(d time.Duration) time.Duration {
+	step := time.Minute
+	if d < time.Minute {
+		step = 10 * time.Second
+	}
+	return (d + step - 1).Truncate(step)
+}
+
+// queueSimArrivals is how many arrivals the queue model simulates per rate.
+const queueSimArrivals = 20_000
+
+// predictRate is the highest Poisson arrival rate at which FCFS workers
+// whose service times are drawn from service (seconds) keep the SLA's
+// percentile of the time in the system (queueing plus service) within its
+// threshold; 0 when none does (service alone is too slow). Every rate sees
+// the same arrival gaps and service draws (common random numbers), so the
+// percentile grows with the rate and a bisection finds the edge.
+func predictRate(service []float64, workers int, sla SLA, seed uint64) float64 {
+	if len(service) == 0 || workers < 1 {
+		return 0
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	gaps := make([]float64, queueSimArrivals)
+	draws := make([]float64, queueSimArrivals)
+	mean := 0.0
+	for _, s := range service {
+		mean += s
+	}
+	mean /= float64(len(service))
+	for i := range gaps {
+		gaps[i] = rng.ExpFloat64()
+		draws[i] = service[rng.IntN(len(service))]
+	}
+	th, q := sla.Threshold.Seconds(), sla.Percentile/100
+	sojourn := make([]float64, queueSimArrivals)
+	free := make([]float64, workers)
+	meets := func(rate float64) bool {
+		clear(free)
+		t := 0.0
+		for i := range gaps {
+			t += gaps[i] / rate
+			w := 0 // the worker free first
+			for j := range free {
+				if free[j] < free[w] {
+					w = j
+				}
+			}
+			end := max(t, free[w]) + draws[i]
+			free[w] = end
+			sojourn[i] = end - t
+		}
+		slices.Sort(sojourn)
+		return stats.QuantileSorted(sojourn, q) <= th
+	}
+	lo, hi := 0.0, float64(workers)/max(mean, 1e-9) // utilisation 1
+	if !meets(hi * 1e-3) {
+		return 0
+	}
+	lo = hi * 1e-3
+	for hi-lo > lo*0.005 {
+		mid := (lo + hi) / 2
+		if meets(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
