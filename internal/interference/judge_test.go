@@ -48,12 +48,27 @@ func TestVerdictOnFixtures(t *testing.T) {
 			report.MeasurementStable, "", 0},
 		{"psi memory", func(h *host, i int) { h.step(1, 18, 0, 0); h.psi["memory"] += 50_000; h.write() },
 			report.MeasurementDisturbed, KindPSIMemory, 1},
-		{"preempted", func(h *host, i int) { h.step(1, 18, 0, 0); h.nvcsw += 30; h.write() },
+		{"preempted while another process ran", func(h *host, i int) { h.step(1, 15, 3, 0); h.nvcsw += 30; h.write() },
 			report.MeasurementDisturbed, KindInvoluntary, 1},
+		{"preempted by its own threads only", func(h *host, i int) { h.step(1, 18, 0, 0); h.nvcsw += 30; h.write() },
+			report.MeasurementStable, "", 0},
+		{"cpu pressure while another process ran", func(h *host, i int) { h.step(1, 15, 3, 0); h.psi["cpu"] += 100_000; h.write() },
+			report.MeasurementDisturbed, KindPSICPU, 1},
+		{"cpu pressure among its own threads only", func(h *host, i int) { h.step(1, 18, 0, 0); h.psi["cpu"] += 100_000; h.write() },
+			report.MeasurementStable, "", 0},
 		{"page faults", func(h *host, i int) { h.step(1, 18, 0, 0); h.majflt += 4; h.write() },
 			report.MeasurementDisturbed, KindPageFaults, 1},
+		// The first sample starts from the quiet first reading: a queue
+		// counts when both ends of a sample see it.
 		{"run queue", func(h *host, i int) { h.step(1, 18, 0, 0); h.running = 5; h.write() },
-			report.MeasurementDisturbed, KindRunQueue, 1},
+			report.MeasurementDisturbed, KindRunQueue, 0.9},
+		{"a queue in one reading only", func(h *host, i int) {
+			h.running = 1
+			if i == 4 {
+				h.running = 5
+			}
+			h.step(1, 18, 0, 0)
+		}, report.MeasurementStable, "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ type task struct {
 	processor int    // the CPU it last ran on
 	nvcsw     uint64 // involuntary context switches
 	hasNvcsw  bool
+	running   bool // state R when read
 }
 
 // readStat reads /proc/stat: per-CPU times and procs_running.
@@ -140,7 +141,7 @@ func readTasks(root string, pid int) (map[int]task, error) {
 		if err != nil {
 			continue
 		}
-		t := task{ticks: ticks, processor: proc}
+		t := task{ticks: ticks, processor: proc, running: taskRunning(filepath.Join(dir, e.Name(), "stat"))}
 		if v, ok := statusValue(filepath.Join(dir, e.Name(), "status"), "nonvoluntary_ctxt_switches"); ok {
 			if n, err := strconv.ParseUint(v, 10, 64); err == nil {
 				t.nvcsw, t.hasNvcsw = n, true
@@ -152,6 +153,16 @@ func readTasks(root string, pid int) (map[int]task, error) {
 		return nil, fmt.Errorf("%s: no readable thread", dir)
 	}
 	return out, nil
+}
+
+// taskRunning says whether a thread's stat file shows it runnable (R).
+func taskRunning(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	f, _, err := statFields(b)
+	return err == nil && len(f) > 0 && f[0] == "R"
 }
 
 // statusValue returns the value of key in a /proc status file.
