@@ -89,6 +89,7 @@ func (a *importAction) flags(fs *flagSet) {
 	fs.valueFlag(&a.resource, "resource", "KEY=VALUE",
 		"resource attribute of the spans and metrics, over OTEL_RESOURCE_ATTRIBUTES and the profile's (repeatable)")
 	fs.stringFlag(&a.format, "format", "F", "text", "text (default) or json: one result object on standard output")
+	fs.choices("format", "text", "json")
 	a.export.register(fs, exportAll)
 }
 
