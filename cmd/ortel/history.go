@@ -151,6 +151,10 @@ func historyList(ctx context.Context, e *env, f *historyFlags, pos []string) err
 	if len(pos) != 0 {
 		return usagef("list takes no arguments, got %d", len(pos))
 	}
+	format, err := checkFormat(f.format, "text", "json")
+	if err != nil {
+		return err
+	}
 	s, err := f.open(ctx)
 	if err != nil {
 		return err
@@ -159,6 +163,9 @@ func historyList(ctx context.Context, e *env, f *historyFlags, pos []string) err
 	series, err := s.Series(ctx)
 	if err != nil {
 		return err
+	}
+	if format == "json" {
+		return writeJSON(e.stdout, historyListResult{History: s.Where(), Series: listed(series)})
 	}
 	if len(series) == 0 {
 		fmt.Fprintf(e.stdout, "history %s has no runs yet: record some with ortel bench --history %s\n", s.Where(), s.Where())
@@ -288,6 +295,10 @@ func historyImport(ctx context.Context, e *env, f *historyFlags, pos []string) e
 	if len(pos) == 0 {
 		return usagef("import wants report.json files or folders holding them")
 	}
+	format, err := checkFormat(f.format, "text", "json")
+	if err != nil {
+		return err
+	}
 	var files []string
 	for _, p := range pos {
 		found, err := reportFiles(p)
@@ -301,24 +312,23 @@ func historyImport(ctx context.Context, e *env, f *historyFlags, pos []string) e
 		return err
 	}
 	defer s.Close()
-	added, known := 0, 0
+	result := historyImportResult{History: s.Where(), Reports: []importedReport{}}
 	var errs []error
 	for _, p := range files {
-		ok, err := recordReport(ctx, s, p, f.commit)
-		switch {
-		case err != nil:
+		id, ok, err := recordReport(ctx, s, p, f.commit)
+		result.add(p, id, ok, err)
+		if err != nil {
 			errs = append(errs, err)
-		case ok:
-			added++
-		default:
-			known++
 		}
 	}
-	fmt.Fprintf(e.stdout, "imported %s into %s (%d already there)\n", report.Plural(added, "run"), s.Where(), known)
 	if len(errs) > 0 {
-		return fmt.Errorf("%s not imported: %w", report.Plural(len(errs), "report"), errors.Join(errs...))
+		err = fmt.Errorf("%s not imported: %w", report.Plural(len(errs), "report"), errors.Join(errs...))
 	}
-	return nil
+	if format == "json" {
+		return result.print(e, err)
+	}
+	fmt.Fprintf(e.stdout, "imported %s into %s (%d already there)\n", report.Plural(result.Imported, "run"), s.Where(), result.AlreadyThere)
+	return err
 }
 
 // reportFiles returns p if it is a file, else the report.json files under
@@ -347,17 +357,18 @@ func reportFiles(p string) ([]string, error) {
 	return out, nil
 }
 
-func recordReport(ctx context.Context, s *history.Store, path, commit string) (bool, error) {
+// recordReport records the report at path: its run's id, and whether it
+// was added (false: the history held it already).
+func recordReport(ctx context.Context, s *history.Store, path, commit string) (int64, bool, error) {
 	r, err := report.Read(path)
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
 	run, err := history.FromReport(r, commit, path)
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", path, err)
+		return 0, false, fmt.Errorf("%s: %w", path, err)
 	}
-	_, added, err := s.Record(ctx, run)
-	return added, err
+	return s.Record(ctx, run)
 }
 
 // recordHistory records a bench's report into the history at db ("" does
@@ -387,6 +398,10 @@ func historyPrune(ctx context.Context, e *env, f *historyFlags, pos []string) er
 	if len(pos) != 0 {
 		return usagef("prune takes no arguments, got %d", len(pos))
 	}
+	format, err := checkFormat(f.format, "text", "json")
+	if err != nil {
+		return err
+	}
 	var cutoff time.Time
 	if f.before != "" {
 		t, err := parseCutoff(f.before)
@@ -407,8 +422,19 @@ func historyPrune(ctx context.Context, e *env, f *historyFlags, pos []string) er
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "pruned %s from %s\n", report.Plural(n, "run"), s.Where())
-	return nil
+	if format == "text" {
+		fmt.Fprintf(e.stdout, "pruned %s from %s\n", report.Plural(n, "run"), s.Where())
+		return nil
+	}
+	left, err := s.Series(ctx)
+	if err != nil {
+		return err
+	}
+	res := historyPruneResult{History: s.Where(), Removed: n, Keep: f.keep, Series: listed(left)}
+	if !cutoff.IsZero() {
+		res.Before = &cutoff
+	}
+	return writeJSON(e.stdout, res)
 }
 
 // parseCutoff reads a date (2026-01-31), an RFC 3339 time or an age (90d,

@@ -38,6 +38,10 @@ func TestJSONKeysAreSnakeCase(t *testing.T) {
 		{"attach --format json", attachSummary{}},
 		{"agent --format json", agentSummary{}},
 		{"import --format json", importResult{}},
+		{"replay --format json", replayResult{}},
+		{"history list --format json", historyListResult{}},
+		{"history import --format json", historyImportResult{}},
+		{"history prune --format json", historyPruneResult{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, bad := range nonSnakeKeys(reflect.TypeOf(tc.v), reflect.TypeOf(tc.v).Name(), map[reflect.Type]bool{}) {

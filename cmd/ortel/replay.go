@@ -59,11 +59,22 @@ func replayCommand() *command {
 }
 
 // replayAction is one ortel replay.
-type replayAction struct{ export exportFlags }
+type replayAction struct {
+	export exportFlags
+	format string
+}
 
-func (a *replayAction) flags(fs *flagSet) { a.export.register(fs, exportTimeout) }
+func (a *replayAction) flags(fs *flagSet) {
+	a.export.register(fs, exportTimeout)
+	fs.stringFlag(&a.format, "format", "F", "text", "text (default), or json: one object on stdout, what each file sent")
+	fs.choices("format", "text", "json")
+}
 
 func (a *replayAction) run(ctx context.Context, e *env, pos []string) error {
+	format, err := checkFormat(a.format, "text", "json")
+	if err != nil {
+		return err
+	}
 	if err := a.export.validate(); err != nil {
 		return err
 	}
@@ -89,23 +100,20 @@ func (a *replayAction) run(ctx context.Context, e *env, pos []string) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
+	result := replayResult{Files: []replayedFile{}}
+	for i, f := range files {
 		res, err := telemetry.Replay(ctx, r, f)
 		for _, n := range res.Notes {
 			fmt.Fprintf(e.stderr, "ortel replay: %s\n", n)
 		}
+		result.add(f, res, err)
 		if err != nil {
-			return err
+			result.NotTried = files[i+1:]
+			return result.finish(e, format, err)
 		}
-		if res.Signal == "" {
-			fmt.Fprintf(e.stdout, "%s: holds no record yet, nothing to send\n", f)
-			continue
+		if format == "text" {
+			printReplayed(e, f, res)
 		}
-		fmt.Fprintf(e.stdout, "%s: sent %d %s records", f, res.Sent, res.Signal)
-		if res.Earlier > 0 {
-			fmt.Fprintf(e.stdout, " (%d sent or skipped by an earlier replay)", res.Earlier)
-		}
-		fmt.Fprintln(e.stdout)
 		if res.Damaged > 0 {
 			fmt.Fprintf(e.stderr, "ortel replay: %s: skipped %d damaged records, not sent (the first: %s)\n", f, res.Damaged, res.FirstDamaged)
 		}
@@ -113,7 +121,78 @@ func (a *replayAction) run(ctx context.Context, e *env, pos []string) error {
 			fmt.Fprintf(e.stderr, "ortel replay: %s: the last %d bytes are a record without its line end (still being written, or cut by a crash): not sent; a later replay sends it once it is whole\n", f, res.Incomplete)
 		}
 	}
-	return nil
+	return result.finish(e, format, nil)
+}
+
+// printReplayed writes a file's text line on stdout: what it sent.
+func printReplayed(e *env, f string, res telemetry.ReplayResult) {
+	if res.Signal == "" {
+		fmt.Fprintf(e.stdout, "%s: holds no record yet, nothing to send\n", f)
+		return
+	}
+	fmt.Fprintf(e.stdout, "%s: sent %d %s records", f, res.Sent, res.Signal)
+	if res.Earlier > 0 {
+		fmt.Fprintf(e.stdout, " (%d sent or skipped by an earlier replay)", res.Earlier)
+	}
+	fmt.Fprintln(e.stdout)
+}
+
+// replayResult is what ortel replay --format json prints: one object,
+// each file's counts and the totals.
+type replayResult struct {
+	Files []replayedFile `json:"files"`
+	// Sent, Earlier, Damaged: the files' counts added up.
+	Sent    int `json:"sent"`
+	Earlier int `json:"sent_earlier"`
+	Damaged int `json:"damaged"`
+	// NotTried are the files left untouched after the one that failed.
+	NotTried []string `json:"not_tried,omitempty"`
+	// Error is why the replay stopped (exit 1), absent when it did not.
+	Error string `json:"error,omitempty"`
+}
+
+// replayedFile is one file's replay: a record is one export request.
+type replayedFile struct {
+	Path string `json:"path"`
+	// Signal is traces or metrics, absent for a file with no record yet.
+	Signal string `json:"signal,omitempty"`
+	// Sent now; Earlier, by earlier replays (skipped now); Damaged,
+	// skipped and never sent; IncompleteBytes, a last line without its
+	// line end, left for a later replay.
+	Sent            int    `json:"sent"`
+	Earlier         int    `json:"sent_earlier"`
+	Damaged         int    `json:"damaged"`
+	FirstDamaged    string `json:"first_damaged,omitempty"`
+	IncompleteBytes int64  `json:"incomplete_bytes"`
+	// Error is why this file's replay stopped: the records after Sent
+	// were not sent.
+	Error string `json:"error,omitempty"`
+}
+
+func (r *replayResult) add(path string, res telemetry.ReplayResult, err error) {
+	f := replayedFile{Path: path, Signal: res.Signal, Sent: res.Sent, Earlier: res.Earlier,
+		Damaged: res.Damaged, FirstDamaged: res.FirstDamaged, IncompleteBytes: res.Incomplete}
+	if err != nil {
+		f.Error = err.Error()
+	}
+	r.Files = append(r.Files, f)
+	r.Sent += res.Sent
+	r.Earlier += res.Earlier
+	r.Damaged += res.Damaged
+}
+
+// finish writes the JSON object (with err, if any) and returns err.
+func (r *replayResult) finish(e *env, format string, err error) error {
+	if format != "json" {
+		return err
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	if werr := writeJSON(e.stdout, r); werr != nil && err == nil {
+		return werr
+	}
+	return err
 }
 
 // replayFiles expands folders to their .jsonl files, sorted.
