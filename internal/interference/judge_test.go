@@ -218,3 +218,35 @@ func BenchmarkSample(b *testing.B) {
 		m.tick(time.Now())
 	}
 }
+
+// TestStateIsLatestSampleAndLockFree: State says the latest sample's
+// state, and answers while the monitor's lock is held (a disturbed sample
+// holds it while it reads every process), since bench calls it once per
+// measured request.
+func TestStateIsLatestSampleAndLockFree(t *testing.T) {
+	h := newHost(t, 2, "1")
+	h.ownCPU = 1
+	m, t0 := h.monitor(nil)
+	if got := m.State(); got != "" {
+		t.Fatalf("State before any sample = %q, want \"\"", got)
+	}
+	h.step(1, 18, 0, 0)
+	m.tick(sampleAt(t0, 1))
+	if got := m.State(); got != report.MeasurementStable {
+		t.Fatalf("State after a quiet sample = %q, want stable", got)
+	}
+	h.step(1, 15, 0, 3)
+	m.tick(sampleAt(t0, 2))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	got := make(chan string, 1)
+	go func() { got <- m.State() }()
+	select {
+	case s := <-got:
+		if s != report.MeasurementDisturbed {
+			t.Fatalf("State after a steal sample = %q, want disturbed", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("State blocked on the monitor's lock")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/report"
@@ -29,6 +30,12 @@ type Monitor struct {
 	affinityIn bool
 	loadStart  []float64
 	sources    []report.MeasurementSource
+
+	// last is the latest sample's state (lastUnknown, lastStable,
+	// lastDisturbed), read without the lock: State is called once per
+	// measured request, and the lock is held while a disturbed sample
+	// reads every process's stat.
+	last atomic.Int32
 
 	mu       sync.Mutex
 	prev     snapshot
@@ -152,6 +159,11 @@ func (m *Monitor) tick(now time.Time) {
 	s := judge(m.prev, cur, m.cpus, m.affinityIn)
 	m.samples = append(m.samples, s)
 	m.prev = cur
+	if len(s.values) > 0 {
+		m.last.Store(lastDisturbed)
+	} else {
+		m.last.Store(lastStable)
+	}
 	if _, ok := s.values[KindCoRunner]; ok && now.Sub(m.lastScan) >= scanEvery {
 		m.scanCulprits(now)
 	} else if !ok {
@@ -210,13 +222,18 @@ func (m *Monitor) stopAt(now time.Time) Verdict {
 // "disturbed"; "" before the first. It is cheap enough to call per
 // request.
 func (m *Monitor) State() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.samples) == 0 {
-		return ""
-	}
-	if len(m.samples[len(m.samples)-1].values) > 0 {
+	switch m.last.Load() {
+	case lastStable:
+		return report.MeasurementStable
+	case lastDisturbed:
 		return report.MeasurementDisturbed
 	}
-	return report.MeasurementStable
+	return ""
 }
+
+// Values of Monitor.last.
+const (
+	lastUnknown int32 = iota
+	lastStable
+	lastDisturbed
+)
