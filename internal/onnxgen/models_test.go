@@ -33,6 +33,8 @@ func TestReadyMadeModelsLoadInORT(t *testing.T) {
 			[]ioSpec{{"a", f, []int64{3, 5}}, {"b", f, []int64{5, 7}}}, []ioSpec{{"c", f, []int64{3, 7}}}, 0},
 		{"Bandwidth", Bandwidth(64), 1,
 			[]ioSpec{{"a", f, []int64{64}}, {"b", f, []int64{64}}}, []ioSpec{{"c", f, []int64{64}}}, 0},
+		{"FoldedWeight", FoldedWeight(8), 2,
+			[]ioSpec{{"x", f, []int64{1, 8}}}, []ioSpec{{"y", f, []int64{1, 8}}}, 2 * 64},
 		{"Conv", Conv(2, 3, 3), 2,
 			[]ioSpec{{"x", f, []int64{-1, 2, -1, -1}}}, []ioSpec{{"y", f, []int64{-1, 3, -1, -1}}}, 3*2*9 + 3},
 		{"Decoder", Decoder(dec), 0,
@@ -159,6 +161,19 @@ func TestLargeMatMulMatchesGo(t *testing.T) {
 	}
 }
 
+func TestFoldedWeightMatchesGo(t *testing.T) {
+	const dim = 16
+	m := FoldedWeight(dim)
+	s := newSession(t, writeModel(t, m, "folded.onnx"), []string{"x"}, []string{"y"})
+	x := sample(dim, 7)
+	got, shape := floatsOf(t, run(t, s, []ort.Value{tensor(t, x, 1, dim)}, 1)[0])
+	if want := []int64{1, dim}; !equalDims(shape, want) {
+		t.Fatalf("y shape %v, want %v", shape, want)
+	}
+	w := matmul(m.Graph.Initializer("A").Floats, m.Graph.Initializer("B").Floats, dim, dim, dim)
+	assertClose(t, "y", got, matmul(x, w, 1, dim, dim), 1e-4)
+}
+
 func TestBandwidthMatchesGo(t *testing.T) {
 	const size = 1024
 	s := newSession(t, writeModel(t, Bandwidth(size), "bw.onnx"), []string{"a", "b"}, []string{"c"})
@@ -219,6 +234,7 @@ func TestReadyMadeModelsRejectBadArguments(t *testing.T) {
 		{"LargeMatMul", LargeMatMul(1, 0, 1), "LargeMatMul(m=1, k=0, n=1)"},
 		{"Bandwidth", Bandwidth(-5), "Bandwidth(size=-5)"},
 		{"Conv even kernel", Conv(1, 1, 2), "kernel=2"},
+		{"FoldedWeight", FoldedWeight(0), "FoldedWeight(dim=0)"},
 		{"Decoder", Decoder(DecoderConfig{Heads: -1}), "sizes must be positive"},
 	}
 	for _, tt := range tests {
@@ -240,6 +256,7 @@ func TestReadyMadeModelsAreDeterministic(t *testing.T) {
 		func() Model { return DynamicBatch(4, 2) },
 		func() Model { return ElementwiseChain(2, 8) },
 		func() Model { return Conv(1, 2, 3) },
+		func() Model { return FoldedWeight(4) },
 		func() Model { return Decoder(DecoderConfig{Layers: 1, HeadDim: 4, Vocab: 8}) },
 	} {
 		a, err := build().Marshal()
