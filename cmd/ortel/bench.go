@@ -186,7 +186,7 @@ func (a *benchAction) loadFlags(fs *flagSet) {
 	fs.intFlag(&a.cfg.MaxTrials, "sla-trials", "N", bench.DefaultMaxTrials,
 		"most trials of the SLA search (default 20)")
 	fs.durationFlag(&a.cfg.SLABudget, "sla-budget", "D", bench.DefaultSLABudget,
-		"time the SLA search may take, its closed-loop capacity phase included (default 3m); trials are sized to fit it, "+
+		"time the SLA search may take, its closed-loop capacity phase included (default 5m); trials are sized to fit it, "+
 			"and when the SLA's percentile cannot be proven within it the trials are judged at a lower one, said in the report")
 	fs.intFlag(&a.cfg.Generate, "generate", "N", 0,
 		"LLM generation: greedy generations of N tokens on a decoder with a key/value cache (input_ids, past_key_values.*; "+

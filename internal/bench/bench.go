@@ -879,8 +879,12 @@ func trialMeasurement(m *report.Measurement) (state, why string) {
 // trialLine is a trial's progress line: rate, requests, the judged
 // percentile with its interval, the verdict, the budget left.
 func trialLine(no int, t report.Trial, left time.Duration) string {
-	return fmt.Sprintf("trial %d: %.4g requests/s, %d requests in %s, %s: %s; %s of the budget left",
-		no, t.TargetQPS, t.Completed, units.Duration(t.WallS), report.TrialPercentileText(t), t.Outcome(), units.Duration(max(left, 0).Seconds()))
+	what := "trial"
+	if t.Probe {
+		what = "probe"
+	}
+	return fmt.Sprintf("%s %d: %.4g requests/s, %d requests in %s, %s: %s; %s of the budget left",
+		what, no, t.TargetQPS, t.Completed, units.Duration(t.WallS), report.TrialPercentileText(t), t.Outcome(), units.Duration(max(left, 0).Seconds()))
 }
 
 func joinNote(a, b string) string {

@@ -101,13 +101,12 @@ func (s SLA) check(latencies []float64, failed int) report.SLAResult {
 // every request queued behind it over), and a test that treats them as
 // independent ended trials after one stall (3 of the first 13 requests).
 func trialPhase(spec trialSpec, seed uint64) phase {
-	sla, least := spec.sla, spec.least
-	tail := (100 - sla.Percentile) / 100
+	rule, least := trialRule(spec.sla), spec.least
 	return phase{
 		scenario: Server, workers: 1, requests: max(spec.most, 1), duration: spec.limit, qps: spec.qps, seed: seed,
-		threshold: sla.Threshold, budget: max(verdictAllowed(sla, spec.most), 1),
+		threshold: spec.sla.Threshold, budget: max(rule.MostViolations(spec.most), 1),
 		decide: func(done, violations int) decision {
-			if done >= least && stats.BinomialCDF(violations, done, tail) <= 1-stats.SLAConfidence {
+			if done >= least && rule.Met(done, violations) {
 				return decideEnough
 			}
 			return decideContinue
@@ -132,11 +131,26 @@ func trialResult(sla SLA, qps float64, res *phaseResult) report.Trial {
 		iv := stats.QuantileInterval(sorted, sla.Percentile/100, intervalConfidence)
 		t.Interval = &iv
 	}
+	judgeSequential(&t.SLA, trialRule(sla))
 	t.SLA.Met = t.SLA.Verdict == string(stats.Met) && !res.aborted
 	if t.WallS > 0 {
 		t.AchievedQPS = float64(t.Completed) / t.WallS
 	}
 	return t
+}
+
+// judgeSequential sets a trial's "met" verdict by the sequential test it
+// ran under: met only when its requests reached the look for its
+// violations; a count LoadGen's one-look rule calls met but the sequential
+// test does not is insufficient, with the requests its look needs.
+func judgeSequential(r *report.SLAResult, rule stats.SequentialSLA) {
+	if r.Verdict != string(stats.Met) || rule.Met(r.Requests, r.Violations) {
+		return
+	}
+	r.Verdict, r.RequestsNeeded = string(stats.Insufficient), 0
+	if r.Violations < len(rule.Looks) {
+		r.RequestsNeeded = rule.Looks[r.Violations]
+	}
 }
 
 // verdictAllowed is the most violations among n requests that still prove

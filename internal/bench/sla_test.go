@@ -255,12 +255,17 @@ func TestSearchBracketRespectsTheBudget(t *testing.T) {
 func TestSearchBracketRepeatsADisturbedTrial(t *testing.T) {
 	const capacity = 100.0
 	cfg := searchConfig{sla: p99at200ms, budget: time.Hour, capacity: 150, predict: fixed(100), maxTrials: DefaultMaxTrials}
-	f := &fakeServer{capacity: capacity, disturb: func(no int, _ float64) bool { return no == 1 }}
+	// Trial 1 is the upper probe (150/s, above capacity: missed); the
+	// co-runner disturbs trial 2, the first full one.
+	f := &fakeServer{capacity: capacity, disturb: func(no int, _ float64) bool { return no == 2 }}
 	res, err := searchBracket(context.Background(), cfg, f.trial)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, second := res.Trials[0], res.Trials[1]
+	if probe := res.Trials[0]; !probe.Probe || probe.TargetQPS != 150 || !counts(probe) || probe.SLA.Met {
+		t.Errorf("trials %v: want a probe at 150/s first, proven missed", rates(res))
+	}
+	first, second := res.Trials[1], res.Trials[2]
 	if first.Measurement != report.MeasurementDisturbed || first.Outcome() != "disturbed, not counted" || second.TargetQPS != first.TargetQPS ||
 		!second.Repeat || !second.SLA.Met || res.Disturbed != 1 {
 		t.Errorf("trials %v: want the disturbed first trial repeated at its rate and met", rates(res))
@@ -277,11 +282,11 @@ func TestSearchBracketRepeatsADisturbedTrial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Trials[1].TargetQPS != res.Trials[0].TargetQPS || res.Disturbed != 2 {
-		t.Fatalf("trials %v: want the disturbed rate tried twice", rates(res))
+	if res.Trials[1].TargetQPS != res.Trials[0].TargetQPS || !res.Trials[1].Probe || res.Disturbed != 2 {
+		t.Fatalf("trials %v: want the disturbed probe tried twice, as a probe", rates(res))
 	}
-	if res.UpperQPS != 0 && res.UpperQPS <= capacity {
-		t.Errorf("a rate disturbed twice (%v) became the upper end %v of the bracket", res.Trials[0].TargetQPS, res.UpperQPS)
+	if res.UpperQPS == res.Trials[0].TargetQPS {
+		t.Errorf("a rate disturbed twice (%v) bounded the bracket from above: %v", res.Trials[0].TargetQPS, res.UpperQPS)
 	}
 	if !res.Found || res.PeakQPS > capacity {
 		t.Errorf("bracket [%v, %v] after a twice-disturbed rate; trials %v", res.PeakQPS, res.UpperQPS, rates(res))
@@ -352,10 +357,11 @@ func TestSearchBracketOnQueueingModel(t *testing.T) {
 	})
 }
 
-// TestTrialSize: a trial holds the requests its percentile needs for an
-// early-stopping verdict with one request over the threshold (662 for p99
-// at 99%, LoadGen's method), and no fewer at low rates: a 2s trial at 1
-// request/s used to hold 2 requests, and one slow request failed it.
+// TestTrialSize: a trial holds at least the requests of its sequential
+// test's first look (563 for p99 at 99%: later than LoadGen's one-look 459,
+// as the test looks after every request), and no fewer at low rates: a 2s
+// trial at 1 request/s used to hold 2 requests, and one slow request
+// failed it.
 func TestTrialSize(t *testing.T) {
 	p99 := SLA{Threshold: time.Millisecond, Percentile: 99}
 	p95 := SLA{Threshold: time.Millisecond, Percentile: 95}
@@ -365,17 +371,17 @@ func TestTrialSize(t *testing.T) {
 		d    time.Duration
 		want int
 	}{
-		{p99, 1, 2 * time.Second, 662},
-		{p99, 9, 2 * time.Second, 662},
+		{p99, 1, 2 * time.Second, 563},
+		{p99, 9, 2 * time.Second, 563},
 		{p99, 1000, 2 * time.Second, 2000}, // the trial duration's worth is more
-		{p95, 10, 2 * time.Second, 130},
+		{p95, 10, 2 * time.Second, trialRule(p95).Looks[0]},
 	} {
 		if got := trialSize(tt.sla, tt.qps, tt.d); got != tt.want {
 			t.Errorf("trialSize(p%v, %v/s, %v) = %d, want %d", tt.sla.Percentile, tt.qps, tt.d, got, tt.want)
 		}
 	}
-	if a := verdictAllowed(p99, 662); a != trialAllowance {
-		t.Errorf("662 requests allow %d over the threshold for a p99 verdict, want %d", a, trialAllowance)
+	if r := trialRule(p99); r.MostViolations(781) != 1 || r.FalseMet > 0.01 {
+		t.Errorf("p99 trial rule: 781 requests allow %d over (want 1), false met %.4f (want at most 1%%)", r.MostViolations(781), r.FalseMet)
 	}
 	if a := verdictAllowed(p99, 459); a != 0 {
 		t.Errorf("459 requests allow %d over, want 0 (LoadGen)", a)
@@ -456,8 +462,9 @@ func TestSearchPeakOutlastsStalls(t *testing.T) {
 		return 4 * time.Millisecond
 	}
 	synctest.Test(t, func(t *testing.T) {
-		// The old fixed-size trial at half capacity: aborted by the stalls.
-		n := trialSize(sla, 125, 0)
+		// The old fixed-size trial at half capacity (662 requests, one
+		// allowed over): aborted by the stalls.
+		n := stats.QueriesNeeded(1, 99, stats.SLAConfidence)
 		res, err := runPhase(context.Background(), phase{scenario: Server, workers: 1, requests: n, qps: 125, seed: 1,
 			threshold: sla.Threshold, budget: verdictAllowed(sla, n)}, scripted(service))
 		if err != nil {
@@ -545,4 +552,81 @@ func TestRunServerSLASearchEndsWithABracket(t *testing.T) {
 		}
 	}
 	t.Logf("%s; %v", report.BracketText(s), rates(s))
+}
+
+// TestSearchProbesAboveFirst: without --qps the search's first trial is a
+// probe at 1.5 times the predicted rate (at most the capacity), given only
+// the time of its first look; a miss there bounds the bracket from above,
+// and the first full trial then runs at 0.9 times the prediction. With
+// --qps, or a capacity too close to the first rate, there is no probe.
+func TestSearchProbesAboveFirst(t *testing.T) {
+	for _, tt := range []struct {
+		name                  string
+		capacity, predicted   float64
+		start                 float64
+		probe, firstFull      float64
+		probeLimitOfFirstLook bool
+	}{
+		{"probe at 1.5x the prediction", 200, 100, 0, 150, 90, true},
+		{"probe capped at capacity", 130, 100, 0, 130, 90, true},
+		{"capacity too close: no probe", 100, 100, 0, 0, 90, false},
+		{"--qps given: no probe", 200, 100, 70, 0, 70, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeServer{capacity: 95}
+			res, err := searchBracket(context.Background(), searchConfig{sla: p99at200ms, budget: time.Hour, capacity: tt.capacity,
+				predict: fixed(tt.predicted), start: tt.start, maxTrials: DefaultMaxTrials}, f.trial)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := 0
+			if tt.probe > 0 {
+				p, spec := res.Trials[0], f.specs[0]
+				if !p.Probe || p.TargetQPS != tt.probe || !spec.probe || p.SLA.Met || !counts(p) {
+					t.Fatalf("trials %v: want a probe at %v first, proven missed", rates(res), tt.probe)
+				}
+				if want := time.Duration(float64(spec.least) / tt.probe * float64(time.Second)); spec.limit != want {
+					t.Errorf("probe limited to %v, want the %v its first look takes", spec.limit, want)
+				}
+				i = 1
+			}
+			if full := res.Trials[i]; full.Probe || math.Abs(full.TargetQPS-tt.firstFull) > 1e-9 || f.specs[i].limit < 59*time.Minute {
+				t.Errorf("trials %v: want the first full trial at %v, limited only by the budget", rates(res), tt.firstFull)
+			}
+			for _, tr := range res.Trials[i:] {
+				if tr.Probe {
+					t.Errorf("trials %v: a probe after the first trial", rates(res))
+				}
+			}
+			if res.Status != searchBracketed || res.PeakQPS > 95 || res.UpperQPS <= 95 {
+				t.Errorf("bracket [%v, %v] %q, want around 95", res.PeakQPS, res.UpperQPS, res.Status)
+			}
+		})
+	}
+}
+
+// TestTrialVerdictIsSequential: a trial's "met" is its sequential test's:
+// 700 requests with one over are met by LoadGen's one-look rule (662) but
+// not by a test that looked after every request (781 with one over), so
+// the trial is insufficient, not met, and says how many requests its look
+// needs; 800 with one over are met.
+func TestTrialVerdictIsSequential(t *testing.T) {
+	trial := func(n int) report.Trial {
+		res := &phaseResult{records: make([]record, n), planned: 1500, wall: time.Minute}
+		for i := range res.records {
+			res.records[i].latency = time.Millisecond
+		}
+		res.records[100].latency = time.Second // over the 200ms threshold
+		return trialResult(p99at200ms, 10, res)
+	}
+	if v, _ := stats.SLAVerdict(700, 1, 99, stats.SLAConfidence); v != stats.Met {
+		t.Fatalf("one-look verdict %q, want met (the test no longer shows the difference)", v)
+	}
+	need := trialRule(p99at200ms).Looks[1]
+	if tr := trial(700); tr.SLA.Met || tr.SLA.Verdict != string(stats.Insufficient) || tr.SLA.RequestsNeeded != need {
+		t.Errorf("700 requests, one over: met %t, verdict %q, %d requests needed; want insufficient, %d", tr.SLA.Met, tr.SLA.Verdict, tr.SLA.RequestsNeeded, need)
+	}
+	if tr := trial(800); !tr.SLA.Met || tr.SLA.Verdict != string(stats.Met) {
+		t.Errorf("800 requests, one over: met %t, verdict %q; want met", tr.SLA.Met, tr.SLA.Verdict)
+	}
 }

@@ -15,7 +15,7 @@ import (
 
 // DefaultSLABudget is the time the SLA search may take, its closed-loop
 // capacity phase included (--sla-budget).
-const DefaultSLABudget = 3 * time.Minute
+const DefaultSLABudget = 5 * time.Minute
 
 // Search bounds.
 const (
@@ -24,16 +24,21 @@ const (
 	searchTolerance = 0.05
 	// DefaultMaxTrials caps the trials of one search.
 	DefaultMaxTrials = 20
-	// trialAllowance is how many requests over the threshold a trial sized
-	// by trialSize may see and still prove the SLA: one, so a single stray
-	// slow request does not fail a rate the machine sustains.
-	trialAllowance = 1
 	// trialMaxViolations is the most requests over the threshold a trial
 	// may see and still go on: a trial that cannot prove the SLA at its
 	// planned size after a stray stall or two is extended, up to the size
-	// that proves it with this many over (QueriesNeeded), rather than
+	// that proves it with this many over (trialRule's looks), rather than
 	// failed.
 	trialMaxViolations = 4
+	// firstRateShare is the first trial's rate as a share of the rate the
+	// queue model predicts meets the SLA: just below it, where a trial
+	// proves the SLA met without the requests a rate at the edge needs.
+	firstRateShare = 0.9
+	// probeShare is the upper probe's rate as a share of the predicted
+	// rate (at most the closed-loop capacity): high enough that a trial
+	// there misses within a few dozen requests, which bounds the bracket
+	// from above before the long trial that bounds it from below.
+	probeShare = 1.5
 	// firstTrialShare is the most of the budget left that the first trial
 	// may need to prove the SLA met; when the asked percentile needs more
 	// at the first rate, trials are judged at a lower one.
@@ -57,10 +62,16 @@ const searchMethod = "budgeted bracket search: a closed-loop phase measures the 
 	"a queue model (Poisson arrivals into FCFS workers whose service times are resampled from that phase) predicts " +
 	"the rate meeting the SLA; the first trial runs just below the prediction (or at --qps). Each trial is an " +
 	"open-loop run (Poisson arrivals, latency from the scheduled arrival) and a sequential test with LoadGen's " +
-	"early-stopping rule: it ends as met once P(Binomial(n, 1-P) <= violations) <= 1% (662 requests for p99 with " +
-	"one over), stopped once more requests are over than its most requests could prove met with (4 for a p99 " +
-	"trial; its verdict is then the binomial one: missed when P(Binomial(n, 1-P) >= violations) <= 1%, else " +
+	"early-stopping rule made sequential: it looks after every request and ends as met once P(Binomial(n, 1-P) <= " +
+	"violations) <= a per-look level chosen so that the whole trial calls a server whose true share over the threshold is " +
+	"exactly 1-P met at most 1% of the time, computed exactly over the paths of the test (0.35% a look for p99: 563 " +
+	"requests with none over, 781 with one; LoadGen's one-look 1% applied after every request would be wrong 2.7% " +
+	"of the time). It is stopped once more requests are over than its most requests could prove met with (4 for " +
+	"a p99 trial; its verdict is then the binomial one: missed when P(Binomial(n, 1-P) >= violations) <= 1%, else " +
 	"undecided), or undecided when the budget left runs out. " +
+	"Unless --qps gives the first rate, a short probe at 1.5 times the predicted rate (at most the capacity) comes " +
+	"first: a rate well above the peak misses within a few dozen requests and bounds the bracket from above; then " +
+	"the first full trial runs at 0.9 times the predicted rate. " +
 	"The search brackets the peak between the highest rate proven met and the lowest proven missed, bisecting " +
 	"between them; an undecided trial steers the search but bounds nothing. A trial the interference monitor " +
 	"calls disturbed (its machine sources; the drift test is left out, as latency rising through a trial above the " +
@@ -84,12 +95,26 @@ const (
 	searchMissedAlone = "missed without load"
 )
 
-// trialSize is how many requests a trial at rate qps gets at least: enough
-// for the early-stopping verdict at SLAConfidence with trialAllowance
-// violations, or minTrial's worth when that is more.
+// trialRule is the sequential test a trial of sla applies (see
+// stats.SequentialSLA), at SLAConfidence with up to trialMaxViolations
+// requests over the threshold.
+func trialRule(sla SLA) stats.SequentialSLA {
+	r, err := stats.NewSequentialSLA(sla.Percentile, stats.SLAConfidence, trialMaxViolations)
+	if err != nil { // a percentile outside (0, 100), which ParseSLA refuses: Bonferroni over the looks
+		looks := make([]int, trialMaxViolations+1)
+		for v := range looks {
+			looks[v] = max(stats.QueriesNeeded(v, sla.Percentile, 1-(1-stats.SLAConfidence)/float64(len(looks))), 1)
+		}
+		return stats.SequentialSLA{Percentile: sla.Percentile, Confidence: stats.SLAConfidence, MaxViolations: trialMaxViolations, Looks: looks}
+	}
+	return r
+}
+
+// trialSize is how many requests a trial at rate qps gets at least: the
+// first look of its sequential test (none over the threshold), or
+// minTrial's worth when that is more.
 func trialSize(sla SLA, qps float64, minTrial time.Duration) int {
-	n := stats.QueriesNeeded(trialAllowance, sla.Percentile, stats.SLAConfidence)
-	return max(n, int(math.Round(qps*minTrial.Seconds())), 1)
+	return max(trialRule(sla).Looks[0], int(math.Round(qps*minTrial.Seconds())), 1)
 }
 
 // trialSpec is one trial the search asks for.
@@ -102,6 +127,8 @@ type trialSpec struct {
 	// as met; most the requests it may hold at all; limit its time.
 	least, most int
 	limit       time.Duration
+	// probe marks the upper probe (see probeShare).
+	probe bool
 }
 
 // trialFunc runs one SLA trial.
@@ -134,10 +161,28 @@ func (sc searchConfig) firstRate(sla SLA) float64 {
 	}
 	if sc.predict != nil {
 		if p := sc.predict(sla); p > 0 {
-			return 0.85 * p
+			return firstRateShare * p
 		}
 	}
 	return sc.capacity / 3
+}
+
+// probeRate is the upper probe's rate for a search whose first full trial
+// runs at first: probeShare times the predicted rate, at most the
+// capacity; 0 (no probe) when --qps gave the first rate, the model
+// predicts nothing, or the probe would not be well above the first trial.
+func (sc searchConfig) probeRate(sla SLA, first float64) float64 {
+	if sc.start > 0 || sc.predict == nil {
+		return 0
+	}
+	r := probeShare * sc.predict(sla)
+	if sc.capacity > 0 {
+		r = min(r, sc.capacity)
+	}
+	if !(r >= first*(1+4*searchTolerance)) || math.IsInf(r, 0) {
+		return 0
+	}
+	return r
 }
 
 // judgedSLA is the SLA the trials are judged against, with the first
@@ -167,8 +212,18 @@ func (sc searchConfig) judgedSLA(left time.Duration) (SLA, float64, bool) {
 func specFor(sla SLA, qps float64, left, minTrial time.Duration) (trialSpec, bool) {
 	least := trialSize(sla, qps, minTrial)
 	fit := int(math.Floor(qps * left.Seconds()))
-	most := min(max(least, stats.QueriesNeeded(trialMaxViolations, sla.Percentile, stats.SLAConfidence)), fit)
+	most := min(max(least, trialRule(sla).Looks[trialMaxViolations]), fit)
 	return trialSpec{qps: qps, sla: sla, least: least, most: most, limit: left}, most >= least
+}
+
+// probeSpec plans the upper probe at rate qps: a trial like any other, but
+// given at most the time its first look takes, so a rate near the peak,
+// where a verdict needs many requests, costs little.
+func probeSpec(sla SLA, qps float64, left, minTrial time.Duration) (trialSpec, bool) {
+	spec, ok := specFor(sla, qps, left, minTrial)
+	spec.probe = true
+	spec.limit = min(spec.limit, time.Duration(float64(spec.least)/qps*float64(time.Second)))
+	return spec, ok
 }
 
 // searchBracket runs the budgeted search (see searchMethod).
@@ -192,8 +247,8 @@ func searchBracket(ctx context.Context, sc searchConfig, trial trialFunc) (*repo
 	if !ok {
 		need := trialSize(judged, r, sc.minTrial)
 		res.Status = searchNotProvable
-		res.Note = fmt.Sprintf("not provable in budget: proving even p%g met at %.4g requests/s (85%% of the rate the queue model predicts meets it) "+
-			"takes %d requests (%s), more than %.0f%% of the %s left; give the search more time (--sla-budget %s)", judged.Percentile, r, need,
+		res.Note = fmt.Sprintf("not provable in budget: proving even p%g met at %.4g requests/s (%.0f%% of the rate the queue model predicts meets it) "+
+			"takes %d requests (%s), more than %.0f%% of the %s left; give the search more time (--sla-budget %s)", judged.Percentile, r, 100*firstRateShare, need,
 			units.Duration(float64(need)/r), 100*firstTrialShare, units.Duration(left().Seconds()), roundUp(time.Duration(float64(need)/r/firstTrialShare*float64(time.Second))+sc.spent))
 		return res, nil
 	}
@@ -212,8 +267,17 @@ func searchBracket(ctx context.Context, sc searchConfig, trial trialFunc) (*repo
 	// bracket is made of proven verdicts only.
 	sLo, sHi := 0.0, math.Inf(1)
 	repeated := map[float64]bool{}
+	first := r // the first full trial's rate, after the probe
+	probe := sc.probeRate(judged, r)
+	if probe > 0 {
+		r = probe
+	}
 	for len(res.Trials) < sc.maxTrials {
+		probing := probe > 0 && r == probe
 		spec, fits := specFor(judged, r, left(), sc.minTrial)
+		if probing {
+			spec, fits = probeSpec(judged, r, left(), sc.minTrial)
+		}
 		if !fits {
 			notes = append(notes, fmt.Sprintf("stopped: the next trial, at %.4g requests/s, needs at least %d requests (%s) and %s of the budget is left",
 				r, spec.least, units.Duration(float64(spec.least)/r), units.Duration(max(left(), 0).Seconds())))
@@ -225,7 +289,7 @@ func searchBracket(ctx context.Context, sc searchConfig, trial trialFunc) (*repo
 			return finishBracket(res, notes), err
 		}
 		spent += time.Duration(t.WallS * float64(time.Second))
-		t.TargetQPS = r
+		t.TargetQPS, t.Probe = r, spec.probe
 		if repeated[r] {
 			t.Repeat = true
 		}
@@ -265,6 +329,9 @@ func searchBracket(ctx context.Context, sc searchConfig, trial trialFunc) (*repo
 			}
 		}
 		next, done := nextRate(sLo, sHi, sc.capacity)
+		if probing && first > sLo && first < sHi {
+			next, done = first, false // the probe did not meet the SLA: the first full trial
+		}
 		if done {
 			break
 		}

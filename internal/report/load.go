@@ -187,6 +187,10 @@ type Trial struct {
 	Aborted bool `json:"aborted,omitempty"`
 	// Repeat: this trial repeated one at the same rate (disturbed).
 	Repeat bool `json:"repeat,omitempty"`
+	// Probe: the short first trial well above the predicted rate, given
+	// only the time its first look takes, which bounds the bracket from
+	// above when it misses.
+	Probe bool `json:"probe,omitempty"`
 	// Measurement is the interference monitor's verdict on the trial's
 	// machine, "stable" or "disturbed" (absent without a monitor; the
 	// drift test left out); Disturbance its reasons. A disturbed trial

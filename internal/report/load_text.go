@@ -172,6 +172,9 @@ func writeSearch(w io.Writer, p *printer, s *SLASearch) {
 			if t.Repeat {
 				verdict += ", repeat"
 			}
+			if t.Probe {
+				verdict += ", probe"
+			}
 			obs := "failed"
 			if t.SLA.ObservedS != nil {
 				obs = units.Duration(*t.SLA.ObservedS)
