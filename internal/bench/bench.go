@@ -712,6 +712,16 @@ func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *rep
 	if cfg.Duration > 0 {
 		p.requests = 0
 	}
+	if ld.Search != nil && cfg.Duration == 0 && cfg.Auto == nil && float64(p.requests) > qps*postSearchLimit.Seconds() {
+		// The search had its budget; the phase at the rate it found only
+		// adds the report's latency section, and at a slow rate its
+		// requests would take longer than the search itself.
+		p.duration = postSearchLimit
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the measured phase after the SLA search stopped issuing requests after %s (%d requests at %.4g requests/s would take %s): give --runs or --duration to measure longer",
+			postSearchLimit, p.requests, qps, units.Duration(float64(p.requests)/qps)))
+		cfg.progress("measuring: server scenario, Poisson arrivals at %.4g requests/s, %s, at most %s", qps, b.extent(cfg.Concurrency), postSearchLimit)
+		return b.measured(ctx, p, exec)
+	}
 	if a := cfg.Auto; a != nil {
 		p.requests, p.duration, p.until = a.MaxRuns, a.Limit, b.autoUntil(a)
 		cfg.progress("measuring: %s scenario, %s, until the p%g interval (95%%) is within %g%% of it, at most %s",
@@ -726,6 +736,11 @@ func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *rep
 	}
 	return b.measured(ctx, p, exec)
 }
+
+// postSearchLimit caps the measured phase after an SLA search (without
+// --runs auto or --duration): the phase at the found rate only fills the
+// report's latency section.
+const postSearchLimit = 30 * time.Second
 
 // DominatedShare is the share of disturbed time past which --runs auto
 // keeps measuring although its interval is narrow enough: when most of
@@ -829,7 +844,7 @@ func (b *bench) search(ctx context.Context, exec execFunc) (*report.SLASearch, e
 		if err != nil {
 			return report.Trial{}, fmt.Errorf("SLA trial at %.4g requests/s: %w", spec.qps, err)
 		}
-		t := trialResult(spec.sla, spec.qps, res)
+		t := trialResult(spec.sla, spec.rule, spec.qps, res)
 		t.Hardware = hw
 		t.Measurement, t.Disturbance = trialMeasurement(res.measurement)
 		return t, nil

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/report"
@@ -87,27 +88,35 @@ func (s SLA) check(latencies []float64, failed int) report.SLAResult {
 }
 
 // trialPhase is one trial of the SLA search: a sequential test at
-// spec.qps. It issues at least spec.least requests and then stops once the
-// early-stopping verdict over the requests so far is met (requests already
-// queued then still run and count); it stops at once when more requests
-// were over the threshold than spec.most requests could prove the SLA
-// with (trialMaxViolations for a trial sized by the p99 count; more for a
-// long trial at a high rate), as no trial size up to its most would then
-// prove it. It holds at most spec.most
-// requests (those that prove the SLA with trialMaxViolations over, or
-// fewer when the budget left is shorter) and issues none after
-// spec.limit. It does not stop early on a
-// binomial "missed" test: violations are not independent (one stall puts
-// every request queued behind it over), and a test that treats them as
-// independent ended trials after one stall (3 of the first 13 requests).
+// spec.qps (spec.rule). It issues at least spec.least requests and then
+// stops issuing once the test says met (requests already queued then
+// still run and count); it stops at once when the test says missed, which
+// needs more than trialMaxViolations requests over the threshold (one
+// stall puts the few requests queued behind it over: fewer never prove a
+// miss). Once "met" is out of reach it goes on for at most as many
+// requests again as it had done by then, so that a rate above the peak,
+// where violations start late (once a queue has built up) and then come
+// one after another, is proven missed rather than left undecided, while a
+// rate near the peak, where a verdict either way needs many requests,
+// costs a bounded amount. It holds at most spec.most requests and issues
+// none after spec.limit.
 func trialPhase(spec trialSpec, seed uint64) phase {
-	rule, least := trialRule(spec.sla), spec.least
+	rule, least := spec.rule, spec.least
+	var outOfReach atomic.Int64 // requests done when met went out of reach
 	return phase{
 		scenario: Server, workers: 1, requests: max(spec.most, 1), duration: spec.limit, qps: spec.qps, seed: seed,
-		threshold: spec.sla.Threshold, budget: max(rule.MostViolations(spec.most), 1),
+		threshold: spec.sla.Threshold,
 		decide: func(done, violations int) decision {
-			if done >= least && rule.Met(done, violations) {
+			switch {
+			case done >= least && rule.Met(done, violations):
 				return decideEnough
+			case rule.Missed(done, violations):
+				return decideStop
+			case violations > rule.MaxViolations:
+				outOfReach.CompareAndSwap(0, int64(done))
+				if int64(done) >= 2*outOfReach.Load() {
+					return decideStop // undecided: a rate near the peak
+				}
 			}
 			return decideContinue
 		},
@@ -118,7 +127,7 @@ func trialPhase(spec trialSpec, seed uint64) phase {
 // sla. The trial passes on the early-stopping verdict, which its size
 // allows with up to trialAllowance requests over the threshold, and only
 // if it ran to its end. Its percentile gets an order-statistic interval.
-func trialResult(sla SLA, qps float64, res *phaseResult) report.Trial {
+func trialResult(sla SLA, rule stats.SequentialSLA, qps float64, res *phaseResult) report.Trial {
 	lat := res.latencies()
 	s := stats.Summarize(lat)
 	t := report.Trial{
@@ -131,7 +140,7 @@ func trialResult(sla SLA, qps float64, res *phaseResult) report.Trial {
 		iv := stats.QuantileInterval(sorted, sla.Percentile/100, intervalConfidence)
 		t.Interval = &iv
 	}
-	judgeSequential(&t.SLA, trialRule(sla))
+	judgeSequential(&t.SLA, rule)
 	t.SLA.Met = t.SLA.Verdict == string(stats.Met) && !res.aborted
 	if t.WallS > 0 {
 		t.AchievedQPS = float64(t.Completed) / t.WallS
@@ -139,17 +148,23 @@ func trialResult(sla SLA, qps float64, res *phaseResult) report.Trial {
 	return t
 }
 
-// judgeSequential sets a trial's "met" verdict by the sequential test it
-// ran under: met only when its requests reached the look for its
-// violations; a count LoadGen's one-look rule calls met but the sequential
-// test does not is insufficient, with the requests its look needs.
+// judgeSequential sets a trial's verdict by the sequential test it ran
+// under: met only when its requests reached the look for its violations,
+// missed only when the test's missed level says so; a count LoadGen's
+// one-look rule calls met or missed but the sequential test does not is
+// insufficient (with the requests a met look needs).
 func judgeSequential(r *report.SLAResult, rule stats.SequentialSLA) {
-	if r.Verdict != string(stats.Met) || rule.Met(r.Requests, r.Violations) {
-		return
-	}
-	r.Verdict, r.RequestsNeeded = string(stats.Insufficient), 0
-	if r.Violations < len(rule.Looks) {
-		r.RequestsNeeded = rule.Looks[r.Violations]
+	switch {
+	case rule.Missed(r.Requests, r.Violations):
+		r.Verdict, r.RequestsNeeded = string(stats.Missed), 0
+	case r.Verdict == string(stats.Missed): // the one-look test's, not the sequential one's
+		r.Verdict, r.RequestsNeeded = string(stats.Insufficient), 0
+	case r.Verdict != string(stats.Met) || rule.Met(r.Requests, r.Violations):
+	default:
+		r.Verdict, r.RequestsNeeded = string(stats.Insufficient), 0
+		if r.Violations < len(rule.Looks) {
+			r.RequestsNeeded = rule.Looks[r.Violations]
+		}
 	}
 }
 

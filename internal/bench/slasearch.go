@@ -66,9 +66,15 @@ const searchMethod = "budgeted bracket search: a closed-loop phase measures the 
 	"violations) <= a per-look level chosen so that the whole trial calls a server whose true share over the threshold is " +
 	"exactly 1-P met at most 1% of the time, computed exactly over the paths of the test (0.35% a look for p99: 563 " +
 	"requests with none over, 781 with one; LoadGen's one-look 1% applied after every request would be wrong 2.7% " +
-	"of the time). It is stopped once more requests are over than its most requests could prove met with (4 for " +
-	"a p99 trial; its verdict is then the binomial one: missed when P(Binomial(n, 1-P) >= violations) <= 1%, else " +
-	"undecided), or undecided when the budget left runs out. " +
+	"of the time). Once more requests are over than it allows (4 for a p99 trial sized by its verdict; as many as " +
+	"LoadGen allows in a trial its shortest duration makes longer) met is out of reach, and the trial ends missed as " +
+	"soon as a mixture of likelihood ratios (shares over the threshold 1.25, 1.56, ... times the allowed one, equally " +
+	"weighted) reaches 100: a nonnegative supermartingale while the SLA holds, so by Ville's inequality a server " +
+	"within it is called missed at most 1% of the time however long the trial and however often it looks, and a " +
+	"queue that builds up late in a trial is proven missed a few requests later; fewer than that many over never " +
+	"prove a miss (one stall puts the requests queued behind it over). A trial neither met nor missed goes on for " +
+	"at most as many requests again as it had when met went out of reach, then ends undecided, as it does when the " +
+	"budget left runs out. " +
 	"Unless --qps gives the first rate, a short probe at 1.5 times the predicted rate (at most the capacity) comes " +
 	"first: a rate well above the peak misses within a few dozen requests and bounds the bracket from above; then " +
 	"the first full trial runs at 0.9 times the predicted rate. " +
@@ -96,16 +102,16 @@ const (
 )
 
 // trialRule is the sequential test a trial of sla applies (see
-// stats.SequentialSLA), at SLAConfidence with up to trialMaxViolations
-// requests over the threshold.
-func trialRule(sla SLA) stats.SequentialSLA {
-	r, err := stats.NewSequentialSLA(sla.Percentile, stats.SLAConfidence, trialMaxViolations)
+// stats.SequentialSLA), at SLAConfidence with up to maxV requests over the
+// threshold.
+func trialRule(sla SLA, maxV int) stats.SequentialSLA {
+	r, err := stats.NewSequentialSLA(sla.Percentile, stats.SLAConfidence, maxV)
 	if err != nil { // a percentile outside (0, 100), which ParseSLA refuses: Bonferroni over the looks
-		looks := make([]int, trialMaxViolations+1)
+		looks := make([]int, maxV+1)
 		for v := range looks {
 			looks[v] = max(stats.QueriesNeeded(v, sla.Percentile, 1-(1-stats.SLAConfidence)/float64(len(looks))), 1)
 		}
-		return stats.SequentialSLA{Percentile: sla.Percentile, Confidence: stats.SLAConfidence, MaxViolations: trialMaxViolations, Looks: looks}
+		return stats.SequentialSLA{Percentile: sla.Percentile, Confidence: stats.SLAConfidence, MaxViolations: maxV, Looks: looks}
 	}
 	return r
 }
@@ -114,8 +120,13 @@ func trialRule(sla SLA) stats.SequentialSLA {
 // first look of its sequential test (none over the threshold), or
 // minTrial's worth when that is more.
 func trialSize(sla SLA, qps float64, minTrial time.Duration) int {
-	return max(trialRule(sla).Looks[0], int(math.Round(qps*minTrial.Seconds())), 1)
+	return max(trialRule(sla, trialMaxViolations).Looks[0], int(math.Round(qps*minTrial.Seconds())), 1)
 }
+
+// maxTrialViolations caps the violations a trial's test allows (a long
+// trial of a fast model at a low percentile): the looks are computed up
+// to it when the test is first made.
+const maxTrialViolations = 50
 
 // trialSpec is one trial the search asks for.
 type trialSpec struct {
@@ -129,6 +140,11 @@ type trialSpec struct {
 	limit       time.Duration
 	// probe marks the upper probe (see probeShare).
 	probe bool
+	// rule is the trial's sequential test: up to trialMaxViolations over
+	// the threshold, or as many as LoadGen's one-look rule allows in
+	// least requests when the trial's shortest duration makes it longer
+	// than its verdict needs (a fast model).
+	rule stats.SequentialSLA
 }
 
 // trialFunc runs one SLA trial.
@@ -211,9 +227,14 @@ func (sc searchConfig) judgedSLA(left time.Duration) (SLA, float64, bool) {
 // the requests that could prove the SLA met do not fit in it.
 func specFor(sla SLA, qps float64, left, minTrial time.Duration) (trialSpec, bool) {
 	least := trialSize(sla, qps, minTrial)
+	rule := trialRule(sla, trialMaxViolations)
+	if v := min(verdictAllowed(sla, least), maxTrialViolations); v > trialMaxViolations {
+		rule = trialRule(sla, v)
+		least = max(least, rule.Looks[0])
+	}
 	fit := int(math.Floor(qps * left.Seconds()))
-	most := min(max(least, trialRule(sla).Looks[trialMaxViolations]), fit)
-	return trialSpec{qps: qps, sla: sla, least: least, most: most, limit: left}, most >= least
+	most := min(max(least, rule.Looks[rule.MaxViolations]), fit)
+	return trialSpec{qps: qps, sla: sla, least: least, most: most, limit: left, rule: rule}, most >= least
 }
 
 // probeSpec plans the upper probe at rate qps: a trial like any other, but

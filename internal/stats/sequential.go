@@ -2,14 +2,21 @@ package stats
 
 import (
 	"fmt"
+	"math"
 	"sync"
 )
 
 // SequentialSLA is an early-stopping SLA test that looks after every
 // request, as the SLA search's trials do: it ends "met" as soon as the
 // requests so far, with the violations among them, reach Looks[v] (the
-// fewest requests that prove the SLA with v violations), and gives up once
-// more than MaxViolations requests are over.
+// fewest requests that prove the SLA with v violations). Once more than
+// MaxViolations requests are over, "met" is out of reach, and the test
+// ends "missed" as soon as a mixture of likelihood ratios says so (see
+// Missed): a rate above the peak, where violations come late (once a
+// queue has built up) and then one after another, is proven missed a few
+// requests later instead of being left undecided. Fewer than MaxViolations+1 violations
+// never prove a miss: one stall puts the few requests queued behind it
+// over, which read as independent requests would look like a miss.
 //
 // Looking after every request spends the error rate more than once: with
 // LoadGen's one-look rule applied at every step (met as soon as
@@ -30,12 +37,52 @@ type SequentialSLA struct {
 	// FalseMet is the test's chance of calling a server met whose true
 	// share over the threshold is exactly 1-P: at most 1-Confidence.
 	FalseMet float64
+	// FalseMissed is the test's chance, within MissCheckHorizon requests,
+	// of calling a server missed whose true share over the threshold is
+	// exactly 1-P (computed exactly; at most 1-Confidence at any horizon).
+	FalseMissed float64
 }
+
+// MissCheckHorizon is the requests over which NewSequentialSLA computes
+// FalseMissed, as a check of the bound that holds at every horizon.
+const MissCheckHorizon = 2000
+
+// missRatio and missAlternatives define the alternatives of the "missed"
+// test: shares over the threshold of (1-P)·missRatio^k, k = 1 ... (at most
+// missAlternatives, while below 1), equally weighted.
+const (
+	missRatio        = 1.25
+	missAlternatives = 30
+)
 
 // Met reports whether n requests with v over the threshold end the test as
 // met.
 func (s SequentialSLA) Met(n, v int) bool {
 	return v >= 0 && v < len(s.Looks) && n >= s.Looks[v]
+}
+
+// Missed reports whether n requests with v over the threshold end the
+// test as missed: more than MaxViolations over, and a mixture of
+// likelihood ratios (shares over the threshold 1.25, 1.56, ... times the
+// allowed one, against the allowed one, equally weighted) at least
+// 1/(1-Confidence). The mixture is a nonnegative supermartingale while the
+// true share is within the SLA, so by Ville's inequality the chance that
+// it ever reaches that level, after any number of requests and however
+// often it is looked at, is at most 1-Confidence: no horizon and no
+// calibration are needed, and a queue that builds up late in a long trial
+// is judged as well as an early one.
+func (s SequentialSLA) Missed(n, v int) bool {
+	if v <= s.MaxViolations || v > n {
+		return false
+	}
+	p0 := (100 - s.Percentile) / 100
+	level := -math.Log(1 - s.Confidence)
+	lr, k := 0.0, 0 // sum of the alternatives' likelihood ratios
+	for p := p0 * missRatio; p < 1 && k < missAlternatives; p *= missRatio {
+		lr += math.Exp(float64(v)*math.Log(p/p0) + float64(n-v)*math.Log((1-p)/(1-p0)))
+		k++
+	}
+	return k > 0 && math.Log(lr/float64(k)) >= level
 }
 
 // MostViolations is the most violations among at most n requests that can
@@ -98,8 +145,60 @@ func NewSequentialSLA(percentile, conf float64, maxV int) (SequentialSLA, error)
 	}
 	s := SequentialSLA{Percentile: percentile, Confidence: conf, MaxViolations: maxV, PerLook: lo, Looks: looks(lo)}
 	s.FalseMet = falseMet(s.Looks, tail)
+	s.FalseMissed = falseMissed(s, MissCheckHorizon, tail)
 	sequentialCache.Store(key, s)
 	return s, nil
+}
+
+// falseMissed is the exact chance that test s ends "missed" within
+// horizon requests when each request is over the threshold independently
+// with probability share. Paths that end "met" first are stopped, as in a
+// trial.
+func falseMissed(s SequentialSLA, horizon int, share float64) float64 {
+	return falseMissedBy(s, horizon, share, s.Missed)
+}
+
+// falseMissedBy is falseMissed with the rule missed(n, v), which must be
+// monotone: true for v, true for every larger v; true for n, v, then for
+// n-1, v.
+func falseMissedBy(s SequentialSLA, horizon int, share float64, missed func(n, v int) bool) float64 {
+	// bound[n] is the fewest violations among n requests that end the
+	// test missed (n+1: none); it never falls as n grows.
+	bound := make([]int, horizon+1)
+	v := s.MaxViolations + 1
+	for n := 1; n <= horizon; n++ {
+		for v <= n && !missed(n, v) {
+			v++
+		}
+		bound[n] = v
+	}
+	mass := make([]float64, bound[horizon]+2) // P(v violations so far, still running)
+	next := make([]float64, len(mass))
+	mass[0] = 1
+	total := 0.0
+	for n := 1; n <= horizon; n++ {
+		clear(next)
+		for v, p := range mass {
+			if p == 0 {
+				continue
+			}
+			next[v] += p * (1 - share)
+			if v+1 < len(next) {
+				next[v+1] += p * share
+			}
+		}
+		mass, next = next, mass
+		for v := range mass {
+			switch {
+			case s.Met(n, v):
+				mass[v] = 0
+			case v >= bound[n]:
+				total += mass[v]
+				mass[v] = 0
+			}
+		}
+	}
+	return total
 }
 
 // falseMet is the exact chance that the sequential test with these looks

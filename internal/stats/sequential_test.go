@@ -29,7 +29,20 @@ func TestSequentialSLAIsCalibrated(t *testing.T) {
 	if !slices.IsSorted(s.Looks) || s.Looks[0] <= 459 || s.Looks[1] <= 662 || s.Looks[0] > 600 {
 		t.Errorf("looks %v: want increasing, each later than LoadGen's (459, 662), the first under 600", s.Looks)
 	}
-	t.Logf("p99: per look %.5f, looks %v, false met %.5f", s.PerLook, s.Looks, s.FalseMet)
+	t.Logf("p99: per look %.5f, looks %v, false met %.5f; false missed within %d requests %.5f", s.PerLook, s.Looks, s.FalseMet, MissCheckHorizon, s.FalseMissed)
+	if s.FalseMissed > 0.01 || s.FalseMissed <= 0 {
+		t.Errorf("false missed %.5f within %d requests, want at most 0.01", s.FalseMissed, MissCheckHorizon)
+	}
+	// LoadGen's one-look "missed" (P(Binomial(n, 1-P) >= v) <= 1%) at
+	// every request past 4 violations errs more than 1% of the time.
+	if got := falseMissedOneLook(s, MissCheckHorizon, 0.01); got <= 0.01 {
+		t.Errorf("one-look missed at every request: false missed %.4f, want more than 1%% (else the mixture is not needed)", got)
+	}
+	// A queue built up: 5 over among the first 300 requests is not a miss
+	// (4 or fewer never are); 30 over among 330 is.
+	if s.Missed(300, 5) || s.Missed(10, 4) || !s.Missed(330, 30) || s.Missed(330, 6) {
+		t.Errorf("Missed: (300,5) %t (10,4) %t (330,30) %t (330,6) %t; want false false true false", s.Missed(300, 5), s.Missed(10, 4), s.Missed(330, 30), s.Missed(330, 6))
+	}
 	if !s.Met(s.Looks[0], 0) || s.Met(s.Looks[0]-1, 0) || s.Met(s.Looks[0], 1) || s.Met(1e9, 5) {
 		t.Errorf("Met disagrees with the looks %v", s.Looks)
 	}
@@ -46,9 +59,9 @@ func TestFalseMetMatchesSimulation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tail := range []float64{0.1, 0.06} {
+	for _, tail := range []float64{0.1, 0.06, 0.14} {
 		rng := rand.New(rand.NewPCG(1, 2))
-		const sims = 40000
+		const sims = 5000
 		met := 0
 		for range sims {
 			v := 0
@@ -66,6 +79,29 @@ func TestFalseMetMatchesSimulation(t *testing.T) {
 		if sd := math.Sqrt(exact * (1 - exact) / sims); math.Abs(sim-exact) > 5*sd+1e-4 {
 			t.Errorf("share over %.2f: exact %.4f, simulated %.4f (sd %.4f)", tail, exact, sim, sd)
 		}
+		// The same paths, run to 400 requests, for "missed" (stopped
+		// when met first).
+		const horizon = 400
+		missed := 0
+		for range sims {
+			v := 0
+			for n := 1; n <= horizon; n++ {
+				if rng.Float64() < tail {
+					v++
+				}
+				if s.Met(n, v) {
+					break
+				}
+				if s.Missed(n, v) {
+					missed++
+					break
+				}
+			}
+		}
+		exactMiss, simMiss := falseMissed(s, horizon, tail), float64(missed)/sims
+		if sd := math.Sqrt(exactMiss * (1 - exactMiss) / sims); math.Abs(simMiss-exactMiss) > 5*sd+1e-4 {
+			t.Errorf("share over %.2f: false missed exact %.4f, simulated %.4f (sd %.4f)", tail, exactMiss, simMiss, sd)
+		}
 	}
 }
 
@@ -78,4 +114,13 @@ func TestNewSequentialSLARejects(t *testing.T) {
 			t.Errorf("NewSequentialSLA(%v, %v, %v) accepted", c.p, c.conf, c.v)
 		}
 	}
+}
+
+// falseMissedOneLook is falseMissed with LoadGen's one-look rule for
+// "missed" applied at every request past MaxViolations.
+func falseMissedOneLook(s SequentialSLA, horizon int, share float64) float64 {
+	tail := (100 - s.Percentile) / 100
+	return falseMissedBy(s, horizon, share, func(n, v int) bool {
+		return v > s.MaxViolations && 1-BinomialCDF(v-1, n, tail) <= 1-s.Confidence
+	})
 }
