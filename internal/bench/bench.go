@@ -740,7 +740,7 @@ func (b *bench) scenario(ctx context.Context, exec execFunc) (*phaseResult, *rep
 // postSearchLimit caps the measured phase after an SLA search (without
 // --runs auto or --duration): the phase at the found rate only fills the
 // report's latency section.
-const postSearchLimit = 30 * time.Second
+const postSearchLimit = time.Minute
 
 // DominatedShare is the share of disturbed time past which --runs auto
 // keeps measuring although its interval is narrow enough: when most of

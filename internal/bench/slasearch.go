@@ -42,7 +42,7 @@ const (
 	// firstTrialShare is the most of the budget left that the first trial
 	// may need to prove the SLA met; when the asked percentile needs more
 	// at the first rate, trials are judged at a lower one.
-	firstTrialShare = 0.6
+	firstTrialShare = 0.7
 	// capacityShare is the part of the budget the closed-loop capacity
 	// phase gets (between minCapacityPhase and maxCapacityPhase).
 	capacityShare    = 1.0 / 15
