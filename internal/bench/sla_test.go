@@ -558,29 +558,42 @@ func TestRunServerSLASearchEndsWithABracket(t *testing.T) {
 }
 
 // TestSearchProbesAboveFirst: without --qps the search's first trial is a
-// probe at 1.5 times the predicted rate (at most the capacity), given only
-// the time of its first look; a miss there bounds the bracket from above,
-// and the first full trial then runs at 0.9 times the prediction. With
-// --qps, or a capacity too close to the first rate, there is no probe.
+// probe at 1.5 times the rate predicted for the SLA (at most the
+// capacity), given only the time of its first look; a miss there bounds
+// the bracket from above. The first full trial then runs at the rate
+// predicted for the stricter share at which it proves the SLA four times
+// in five (about p99.75 for p99). With --qps, or a capacity too close to
+// the first rate, there is no probe.
 func TestSearchProbesAboveFirst(t *testing.T) {
 	for _, tt := range []struct {
-		name                  string
-		capacity, predicted   float64
-		start                 float64
-		probe, firstFull      float64
-		probeLimitOfFirstLook bool
+		name             string
+		capacity, start  float64
+		probe, firstFull float64
 	}{
-		{"probe at 1.5x the prediction", 200, 100, 0, 150, 90, true},
-		{"probe capped at capacity", 130, 100, 0, 130, 90, true},
-		{"capacity too close: no probe", 100, 100, 0, 0, 90, false},
-		{"--qps given: no probe", 200, 100, 70, 0, 70, false},
+		{"probe at 1.5x the prediction", 200, 0, 150, 80},
+		{"probe capped at capacity", 130, 0, 130, 80},
+		{"capacity too close: no probe", 90, 0, 0, 80},
+		{"--qps given: no probe", 200, 70, 0, 70},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			var strict []float64
+			predict := func(s SLA) float64 { // 100/s meets p99; 80/s the stricter SLA
+				if s.Percentile == 99 {
+					return 100
+				}
+				strict = append(strict, s.Percentile)
+				return 80
+			}
 			f := &fakeServer{capacity: 95}
 			res, err := searchBracket(context.Background(), searchConfig{sla: p99at200ms, budget: time.Hour, capacity: tt.capacity,
-				predict: fixed(tt.predicted), start: tt.start, maxTrials: DefaultMaxTrials}, f.trial)
+				predict: predict, start: tt.start, maxTrials: DefaultMaxTrials}, f.trial)
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, p := range strict {
+				if p < 99.6 || p > 99.9 {
+					t.Errorf("the first full trial aims at p%v, want about p99.75", p)
+				}
 			}
 			i := 0
 			if tt.probe > 0 {

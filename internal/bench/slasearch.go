@@ -30,10 +30,11 @@ const (
 	// that proves it with this many over (trialRule's looks), rather than
 	// failed.
 	trialMaxViolations = 4
-	// firstRateShare is the first trial's rate as a share of the rate the
-	// queue model predicts meets the SLA: just below it, where a trial
-	// proves the SLA met without the requests a rate at the edge needs.
-	firstRateShare = 0.9
+	// firstTrialProof is the chance with which the first full trial should
+	// prove the SLA met: its rate is the one the queue model predicts for
+	// the share over the threshold at which the trial's test says met this
+	// often (see firstRate).
+	firstTrialProof = 0.8
 	// probeShare is the upper probe's rate as a share of the predicted
 	// rate (at most the closed-loop capacity): high enough that a trial
 	// there misses within a few dozen requests, which bounds the bracket
@@ -77,7 +78,9 @@ const searchMethod = "budgeted bracket search: a closed-loop phase measures the 
 	"budget left runs out. " +
 	"Unless --qps gives the first rate, a short probe at 1.5 times the predicted rate (at most the capacity) comes " +
 	"first: a rate well above the peak misses within a few dozen requests and bounds the bracket from above; then " +
-	"the first full trial runs at 0.9 times the predicted rate. " +
+	"the first full trial runs at the rate the model predicts for the stricter share over the threshold at which its " +
+	"test proves the SLA met 4 times in 5 (computed exactly: 0.25% for p99, so about p99.75; where exactly 1% is over, " +
+	"a trial almost never proves p99). " +
 	"The search brackets the peak between the highest rate proven met and the lowest proven missed, bisecting " +
 	"between them; an undecided trial steers the search but bounds nothing. A trial the interference monitor " +
 	"calls disturbed (its machine sources; the drift test is left out, as latency rising through a trial above the " +
@@ -168,19 +171,34 @@ type searchConfig struct {
 	progress func(no int, t report.Trial, left time.Duration)
 }
 
-// firstRate is the rate of the first trial judged against sla: the given
-// start, or just below the rate predicted for sla, or a third of the
-// capacity when the model predicts none.
+// firstRate is the rate of the first full trial judged against sla: the
+// given start, or the rate the queue model predicts for provableSLA(sla),
+// or a third of the capacity when the model predicts none.
 func (sc searchConfig) firstRate(sla SLA) float64 {
 	if sc.start > 0 {
 		return sc.start
 	}
 	if sc.predict != nil {
-		if p := sc.predict(sla); p > 0 {
-			return firstRateShare * p
+		if p := sc.predict(provableSLA(sla)); p > 0 {
+			return p
 		}
 	}
 	return sc.capacity / 3
+}
+
+// provableSLA is the stricter SLA the first full trial aims at: the same
+// threshold, at the share over it where the trial's test proves sla met
+// with probability firstTrialProof. At the rate where exactly 1% of
+// requests are over a p99 threshold the test almost never says met (563
+// requests with none over happen 0.35% of the time); a trial proves p99
+// four times in five where about a quarter of that share is over, so it
+// aims at about p99.75 (stats.SequentialSLA.ProvableShare).
+func provableSLA(sla SLA) SLA {
+	share := trialRule(sla, trialMaxViolations).ProvableShare(firstTrialProof)
+	if !(share > 0) {
+		return sla
+	}
+	return SLA{Threshold: sla.Threshold, Percentile: 100 * (1 - share)}
 }
 
 // probeRate is the upper probe's rate for a search whose first full trial
@@ -268,8 +286,8 @@ func searchBracket(ctx context.Context, sc searchConfig, trial trialFunc) (*repo
 	if !ok {
 		need := trialSize(judged, r, sc.minTrial)
 		res.Status = searchNotProvable
-		res.Note = fmt.Sprintf("not provable in budget: proving even p%g met at %.4g requests/s (%.0f%% of the rate the queue model predicts meets it) "+
-			"takes %d requests (%s), more than %.0f%% of the %s left; give the search more time (--sla-budget %s)", judged.Percentile, r, 100*firstRateShare, need,
+		res.Note = fmt.Sprintf("not provable in budget: proving even p%g met at %.4g requests/s (where the queue model predicts a trial proves it %.0f%% of the time) "+
+			"takes %d requests (%s), more than %.0f%% of the %s left; give the search more time (--sla-budget %s)", judged.Percentile, r, 100*firstTrialProof, need,
 			units.Duration(float64(need)/r), 100*firstTrialShare, units.Duration(left().Seconds()), roundUp(time.Duration(float64(need)/r/firstTrialShare*float64(time.Second))+sc.spent))
 		return res, nil
 	}

@@ -85,6 +85,36 @@ func (s SequentialSLA) Missed(n, v int) bool {
 	return k > 0 && math.Log(lr/float64(k)) >= level
 }
 
+// MetProbability is the chance that the test ends met when each request
+// is over the threshold independently with probability share (exact).
+func (s SequentialSLA) MetProbability(share float64) float64 {
+	if len(s.Looks) == 0 {
+		return 0
+	}
+	return falseMet(s.Looks, share)
+}
+
+// ProvableShare is the share over the threshold at which the test ends met
+// with probability prob (between 0 and 1): the highest share, below the
+// SLA's own, at which met comes at least that often. 0 when no share
+// does.
+func (s SequentialSLA) ProvableShare(prob float64) float64 {
+	tail := (100 - s.Percentile) / 100
+	if !(prob > 0 && prob < 1) || !(tail > 0 && tail < 1) || s.MetProbability(tail*1e-6) < prob {
+		return 0
+	}
+	lo, hi := tail*1e-6, tail // met becomes rarer as the share grows
+	for hi-lo > lo*1e-3 {
+		mid := (lo + hi) / 2
+		if s.MetProbability(mid) >= prob {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
 // MostViolations is the most violations among at most n requests that can
 // still end the test as met; -1 when n requests cannot.
 func (s SequentialSLA) MostViolations(n int) int {

@@ -124,3 +124,24 @@ func falseMissedOneLook(s SequentialSLA, horizon int, share float64) float64 {
 		return v > s.MaxViolations && 1-BinomialCDF(v-1, n, tail) <= 1-s.Confidence
 	})
 }
+
+// TestProvableShare: the p99 trial's test proves the SLA met almost never
+// where exactly 1% of requests are over (the rate at the peak), and four
+// times in five at about a quarter of that share.
+func TestProvableShare(t *testing.T) {
+	s, err := NewSequentialSLA(99, SLAConfidence, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.MetProbability(0.01); p > 0.01 {
+		t.Errorf("met %.4f of the time at a 1%% share, want at most 1%%", p)
+	}
+	share := s.ProvableShare(0.8)
+	if share < 0.0015 || share > 0.0035 || math.Abs(s.MetProbability(share)-0.8) > 0.005 {
+		t.Errorf("share proven 80%% of the time %.5f (met %.4f), want about a quarter of 1%%", share, s.MetProbability(share))
+	}
+	if s.ProvableShare(0) != 0 || s.ProvableShare(1) != 0 {
+		t.Error("ProvableShare accepted a probability of 0 or 1")
+	}
+	t.Logf("p99: proven 80%% of the time at a share of %.4f%%", 100*share)
+}
