@@ -625,7 +625,9 @@ func (a *benchAction) wire(cfg *bench.Config, e *env, h *harness, od *bench.OnDe
 // file failed).
 func (a *benchAction) finish(ctx context.Context, e *env, h *harness, rep *report.Report, out string) error {
 	rep.Tool = report.Tool{Name: "ortel", Version: version}
-	rep.Runtime.LibraryPath, _ = ortlib.Init()
+	if rep.Runtime.LibraryPath == "" { // an A/B in child processes has its sides' and loads none
+		rep.Runtime.LibraryPath, _ = ortlib.Init()
+	}
 	rep.Telemetry = reportTelemetry(h)
 	if h.shutdownErr != nil {
 		rep.Notes = append(rep.Notes, "telemetry shutdown: "+e.redact.Redact(h.shutdownErr.Error()))
