@@ -68,13 +68,27 @@ func (a *benchAction) abConfig(e *env, pos []string) (bench.AB, error) {
 			return ab, err
 		}
 	}
+	libs, children, err := sideLibraries(sides)
+	if err != nil {
+		return ab, err
+	}
 	var cfgs [2]bench.Config
 	for i, side := range sides {
 		if i == 1 && models[1] == models[0] {
 			side.output.quiet = true // the model's note was said for side A
 		}
-		if cfgs[i], _, err = side.prepare(e, models[i]); err != nil {
+		if children {
+			cfgs[i], err = side.childConfig(models[i])
+		} else {
+			cfgs[i], _, err = side.prepare(e, models[i])
+		}
+		if err != nil {
 			return ab, fmt.Errorf("--ab side %s: %w", "AB"[i:i+1], err)
+		}
+	}
+	if children {
+		if ab.Children, err = childSpecs(e, libs, models, f.sides, withoutABFlags(f.args), a.output.quiet); err != nil {
+			return ab, err
 		}
 	}
 	ab.A, ab.ArgsA, ab.B, ab.ArgsB = cfgs[0], words[0], cfgs[1], words[1]
@@ -187,6 +201,9 @@ func sideWords(spec string, isFlag func(string) bool) ([]string, error) {
 // interleaved comparison, the report written, and exit 3 with
 // --fail-on-regression when B is slower beyond the threshold.
 func (a *benchAction) runAB(ctx context.Context, e *env, pos []string) error {
+	shared := *e // the sides' child processes write on stderr too
+	shared.stderr = &lockedWriter{w: e.stderr}
+	e = &shared
 	if err := a.validateGroups(); err != nil {
 		return err
 	}

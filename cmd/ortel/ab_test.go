@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ortel-dev/ortel/internal/onnxgen"
 	"github.com/ortel-dev/ortel/internal/report"
@@ -184,5 +189,180 @@ func TestTuneFinalDuel(t *testing.T) {
 		if !strings.Contains(stdout, "final duel") || !strings.Contains(stdout, d.Headline) {
 			t.Errorf("the printed report lacks the duel:\n%s", stdout)
 		}
+	}
+}
+
+// verdictFirst says whether the summary starts with a verdict line.
+func verdictFirst(stdout string) bool {
+	for _, p := range []string{"B is faster by ", "B is slower by ", "No difference within ", "Undecided "} {
+		if strings.HasPrefix(stdout, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// sideBlocks counts the blocks each side ran.
+func sideBlocks(ab *report.AB) map[string]int {
+	n := map[string]int{}
+	for _, b := range ab.Blocks {
+		n[b.Side]++
+	}
+	return n
+}
+
+// TestBenchABAcrossORTVersions: the real Silero VAD under ONNX Runtime
+// 1.24.3 (side A) and 1.30.0 (side B), each side in a child process of
+// its own: the verdict comes first, each side reports the release its
+// library says it is and its own library, both sides ran the same number
+// of blocks, and the runtime section says it is side A's.
+func TestBenchABAcrossORTVersions(t *testing.T) {
+	testenv.RequireORT(t)
+	libA, libB := testenv.ORTLibrary(t, "1.24.3"), testenv.ORTLibrary(t, "1.30.0")
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := ortel(t, "bench", "silero-vad", "--ab", "ort=1.24.3", "--ab", "ort=1.30.0", "--threads", "1",
+		"--duration", "6s", "--no-hardware", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !verdictFirst(stdout) {
+		t.Errorf("stdout does not start with the verdict:\n%s", stdout)
+	}
+	for _, w := range []string{"ONNX Runtime 1.24.3", "ONNX Runtime 1.30.0"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("the summary does not name %q:\n%s", w, stdout)
+		}
+	}
+	ab := readABReport(t, out)
+	if ab.A.ORTVersion != "1.24.3" || ab.B.ORTVersion != "1.30.0" {
+		t.Errorf("sides report ONNX Runtime %q and %q, want 1.24.3 and 1.30.0", ab.A.ORTVersion, ab.B.ORTVersion)
+	}
+	if ab.A.LibraryPath != libA || ab.B.LibraryPath != libB {
+		t.Errorf("libraries %s and %s, want %s and %s", ab.A.LibraryPath, ab.B.LibraryPath, libA, libB)
+	}
+	if n := sideBlocks(ab); n["A"] != n["B"] || n["A"] != ab.Pairs || ab.Pairs == 0 {
+		t.Errorf("blocks per side %v for %d pairs", n, ab.Pairs)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Runtime.ORTVersion != "1.24.3" || !strings.Contains(rep.Runtime.Holds, "side A") || !strings.Contains(rep.Runtime.Holds, "1.30.0") {
+		t.Errorf("runtime section %+v: want side A's, saying so and naming side B's", rep.Runtime)
+	}
+}
+
+// TestBenchABSameLibraryInChildren: two copies of one library are two
+// files, so each side runs in a child process; the sides being the same,
+// the verdict is no difference (a wide threshold: a short cap on a shared
+// machine).
+func TestBenchABSameLibraryInChildren(t *testing.T) {
+	testenv.RequireORT(t)
+	lib := testenv.ORTLibrary(t, "1.30.0")
+	dir := t.TempDir()
+	cp := filepath.Join(dir, "copy", "libonnxruntime.so.1")
+	data, err := os.ReadFile(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(cp), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := ortel(t, "bench", "silero-vad", "--ab", "ort="+cp, "--ab", "ort="+lib, "--threads", "1",
+		"--ab-threshold", "25%", "--duration", "6s", "--no-hardware", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.HasPrefix(stdout, "No difference within ±25% at p50") {
+		t.Errorf("want no difference first:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "in a child process") {
+		t.Errorf("the sides did not run in child processes:\n%s", stderr)
+	}
+	ab := readABReport(t, out)
+	if ab.A.LibraryPath != cp || ab.B.ORTVersion != ab.A.ORTVersion {
+		t.Errorf("side A %s %s, side B %s %s", ab.A.LibraryPath, ab.A.ORTVersion, ab.B.LibraryPath, ab.B.ORTVersion)
+	}
+}
+
+// abChildren lists this process's child processes running an A/B side:
+// side label -> process id.
+func abChildren(t *testing.T) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		stat, err := os.ReadFile(filepath.Join(d, "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(os.Getpid()) || f[0] == "Z" {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join(d, "cmdline"))
+		args := strings.Split(string(cmd), "\x00")
+		if len(args) > 2 && args[1] == abSideCommand {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			out[args[2]] = pid
+		}
+	}
+	return out
+}
+
+// TestBenchABChildKilled: a side's child process killed while measuring
+// gives a clear error naming the side and its library, exit 1, no report,
+// no hang, and no child left behind (nor a zombie).
+func TestBenchABChildKilled(t *testing.T) {
+	testenv.RequireORT(t)
+	testenv.ORTLibrary(t, "1.24.3")
+	testenv.ORTLibrary(t, "1.30.0")
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(context.Background(), &env{stdout: &stdout, stderr: &stderr}, []string{"bench", "silero-vad",
+			"--ab", "ort=1.24.3", "--ab", "ort=1.30.0", "--threads", "1", "--duration", "10m", "--no-hardware", "--out", out})
+	}()
+	// Wait until blocks are being measured, then kill side B's child.
+	for !strings.Contains(stderr.String(), "A/B: blocks of") {
+		select {
+		case code := <-done:
+			t.Fatalf("exit %d before measuring:\n%s", code, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	pid, ok := abChildren(t)["B"]
+	if !ok {
+		t.Fatalf("no child process for side B among %v", abChildren(t))
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	code := <-done
+	if code != exitFailure {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, w := range []string{"A/B side B (ONNX Runtime library ", "its child process ended", "signal: killed"} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.json")); err == nil {
+		t.Error("a report was written for a comparison that failed")
+	}
+	if left := abChildren(t); len(left) > 0 {
+		t.Errorf("child processes left: %v", left)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+		t.Errorf("the killed child %d is still in the process table (a zombie)", pid)
 	}
 }

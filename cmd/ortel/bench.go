@@ -95,6 +95,7 @@ type benchAction struct {
 	profileOnDemand                  int
 	runSpans                         bool
 	history, format                  string
+	ort                              string
 	verbose                          bool
 	output                           outputFlags
 	export                           exportFlags
@@ -155,6 +156,12 @@ func (a *benchAction) sessionFlags(fs *flagSet) {
 	fs.valueFlag(&a.providerOptions, "provider-option", "KEY=VALUE",
 		"option of the first provider other than cpu, e.g. device_id=0 (repeatable)")
 	fs.choices("provider", bench.ProviderNames()...)
+	fs.stringFlag(&a.ort, "ort", "PATH|VERSION", "",
+		"the ONNX Runtime library to load: a library file, or a release such as 1.24.3 found in the ortel cache "+
+			"(ortel fetch ort --version V puts it there) or where ortel looks for the library; default: "+ortlib.EnvLibraryPath+
+			", else the first library ortel finds (see ortel doctor). With --ab, sides that load different libraries, "+
+			"e.g. --ab ort=1.24.3 --ab ort=1.30.0, each run in a child process of their own")
+	fs.choices("ort", ortlib.CachedReleases()...)
 }
 
 // loadFlags: the load scenario and the SLA.
@@ -439,6 +446,9 @@ func (a *benchAction) prepare(e *env, model string) (bench.Config, analysis.Conf
 	if note := presetNote(known, model); note != "" && !a.output.quiet {
 		fmt.Fprintf(e.stderr, "ortel bench: %s\n", note)
 	}
+	if err := useLibrary(a.ort); err != nil {
+		return cfg, analysis.Config{}, err
+	}
 	if _, err := ortlib.Init(); err != nil {
 		return cfg, analysis.Config{}, err
 	}
@@ -456,6 +466,22 @@ func (a *benchAction) prepare(e *env, model string) (bench.Config, analysis.Conf
 		return cfg, analysis.Config{}, a.inputsCommand(err, model)
 	}
 	return cfg, acfg, nil
+}
+
+// useLibrary makes ONNX Runtime load the library --ort names ("" leaves
+// the choice to ortlib); a release that is not there says how to fetch it.
+func useLibrary(spec string) error {
+	if spec == "" {
+		return nil
+	}
+	lib, err := ortlib.Select(spec)
+	if err != nil {
+		return fmt.Errorf("--ort %s: %w", spec, err)
+	}
+	if err := ortlib.Use(lib); err != nil {
+		return fmt.Errorf("--ort %s: %w", spec, err)
+	}
+	return nil
 }
 
 // dropFailedOutput removes the output folder a failed run created, so that
@@ -599,7 +625,9 @@ func (a *benchAction) wire(cfg *bench.Config, e *env, h *harness, od *bench.OnDe
 // file failed).
 func (a *benchAction) finish(ctx context.Context, e *env, h *harness, rep *report.Report, out string) error {
 	rep.Tool = report.Tool{Name: "ortel", Version: version}
-	rep.Runtime.LibraryPath, _ = ortlib.Init()
+	if rep.Runtime.LibraryPath == "" { // an A/B in child processes has its sides' and loads none
+		rep.Runtime.LibraryPath, _ = ortlib.Init()
+	}
 	rep.Telemetry = reportTelemetry(h)
 	if h.shutdownErr != nil {
 		rep.Notes = append(rep.Notes, "telemetry shutdown: "+e.redact.Redact(h.shutdownErr.Error()))

@@ -3,9 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/internal/report"
 	"github.com/ortel-dev/ortel/test/testenv"
 )
@@ -92,5 +94,37 @@ func TestBenchFailedRunLeavesNothing(t *testing.T) {
 		if !strings.Contains(stderr, "removed "+out) {
 			t.Errorf("stderr does not say the folder was removed:\n%s", stderr)
 		}
+	}
+}
+
+// TestBenchORTOption: --ort names the library: the one loaded already is
+// taken, a release not fetched says how to fetch it, a missing file is
+// said plainly (exit 1, nothing written); the cached releases complete.
+func TestBenchORTOption(t *testing.T) {
+	model := chainModel(t)
+	lib := testenv.ORTLibrary(t, "1.30.0")
+	dir := t.TempDir()
+	loaded, _ := ortlib.Init()
+	code, _, stderr := ortel(t, "bench", model, "--ort", loaded, "--runs", "5", "--profile-runs", "0", "--no-hardware", "--out", filepath.Join(dir, "ok"))
+	if code != 0 {
+		t.Errorf("--ort with the loaded library: exit %d\n%s", code, stderr)
+	}
+	for _, c := range []struct{ ort, want string }{
+		{"1.27.0", "--ort 1.27.0: ONNX Runtime 1.27.0 is not in the ortel cache"},
+		{"1.27.0", "fetch it with: ortel fetch ort --version 1.27.0"},
+		{filepath.Join(dir, "none.so"), "no such file"},
+	} {
+		out := filepath.Join(dir, "bad")
+		code, _, stderr := ortel(t, "bench", model, "--ort", c.ort, "--runs", "5", "--no-hardware", "--out", out)
+		if code != exitFailure || !strings.Contains(stderr, c.want) {
+			t.Errorf("--ort %s: exit %d, want 1 and %q in:\n%s", c.ort, code, c.want, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("--ort %s: %s was written", c.ort, out)
+		}
+	}
+	got := complete([]string{"bench", "--ort", ""})
+	if !slices.Contains(got, "1.30.0") || !slices.Contains(got, ":file") {
+		t.Errorf("ortel __complete bench --ort '' = %v, want the cached releases (1.30.0 from %s) and files", got, lib)
 	}
 }

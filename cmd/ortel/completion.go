@@ -206,8 +206,10 @@ func flagValues(fs *flagSet, name string) completion {
 			continue
 		}
 		switch {
-		case len(d.choices) > 0:
-			return completion{words: d.choices}
+		case len(d.choices) > 0 || strings.HasPrefix(d.arg, "PATH|"):
+			// Its words, and files for a value that may be either
+			// (--ort PATH|VERSION).
+			return completion{words: d.choices, files: strings.HasPrefix(d.arg, "PATH|")}
 		case d.arg == "DIR":
 			return completion{dirs: true}
 		case d.arg == "FILE" || d.arg == "PATH" || d.arg == "DB":

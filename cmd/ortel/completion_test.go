@@ -52,7 +52,8 @@ func completionCases(dir string) []completionCase {
 		for _, d := range fs.docs {
 			flags = append(flags, "--"+d.name)
 			if len(d.choices) > 0 {
-				cases = append(cases, completionCase{words: []string{c.name, "--" + d.name, ""}, want: d.choices, exact: true})
+				// A PATH|WORD value completes to files as well (--ort).
+				cases = append(cases, completionCase{words: []string{c.name, "--" + d.name, ""}, want: d.choices, exact: !strings.HasPrefix(d.arg, "PATH|")})
 			}
 		}
 		if len(flags) > 0 {

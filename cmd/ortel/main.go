@@ -236,6 +236,9 @@ func run(ctx context.Context, e *env, args []string) int {
 	if name == completeCommand {
 		return runComplete(e, args[1:])
 	}
+	if name == abSideCommand {
+		return runABSide(ctx, e, args[1:])
+	}
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
 		if len(args) > 1 {
 			if c := find(args[1]); c != nil {

@@ -6,12 +6,17 @@ import (
 	"testing"
 )
 
-// TestMain turns off --tune's final duel by default (see defaultTuneDuel)
+// TestMain runs the hidden A/B side command when started as one, turns off --tune's final duel by default (see defaultTuneDuel)
 // and fails the package when a test wrote into the package directory
 // through a default output path (ortel-out/...): every test must pass --out
 // (or an equivalent) under t.TempDir, or its output lands in the source
 // tree and, once, in a commit.
 func TestMain(m *testing.M) {
+	// bench --ab across two ONNX Runtime libraries runs each side as a
+	// child process of this program: the test binary stands in for ortel.
+	if len(os.Args) > 1 && os.Args[1] == abSideCommand {
+		main()
+	}
 	// The --tune tests measure the sweep; TestTuneFinalDuel asks for the
 	// duel with --tune-duel.
 	defaultTuneDuel = 0

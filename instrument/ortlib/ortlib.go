@@ -178,7 +178,31 @@ var (
 	initErr  error
 	loadedMu sync.Mutex
 	loaded   Library
+	// chosen is the library Use asked for (nil: Locate's choice); ran
+	// says Init's work is done. Both under loadedMu.
+	chosen *Library
+	ran    bool
 )
+
+// Use makes Init load lib (see Select) instead of Locate's choice. One
+// process holds one ONNX Runtime: once Init has loaded another library,
+// Use fails and says which is loaded.
+func Use(lib Library) error {
+	loadedMu.Lock()
+	defer loadedMu.Unlock()
+	if !ran {
+		chosen = &lib
+		return nil
+	}
+	if initErr == nil && (initPath == lib.Path || SameFile(initPath, lib.Path)) {
+		return nil
+	}
+	held := initPath
+	if initErr != nil {
+		held = "nothing (it failed: " + initErr.Error() + ")"
+	}
+	return fmt.Errorf("ONNX Runtime %s cannot be loaded: this process has loaded %s already, and holds one ONNX Runtime", lib.Path, held)
+}
 
 // Loaded returns the library Init loaded: its path, where it was found, its
 // version as the library itself reports it, and a Note when that version is
@@ -196,11 +220,22 @@ func Loaded() Library {
 // or "(initialized by the caller)" when ONNX Runtime was already initialized.
 func Init() (string, error) {
 	initOnce.Do(func() {
+		loadedMu.Lock()
+		want := chosen
+		loadedMu.Unlock()
+		defer func() {
+			loadedMu.Lock()
+			ran = true
+			loadedMu.Unlock()
+		}()
 		if ort.IsInitialized() {
 			initPath = "(initialized by the caller)"
 			return
 		}
 		lib, err := Locate()
+		if want != nil {
+			lib, err = *want, nil
+		}
 		if err != nil {
 			initErr = err
 			return
@@ -208,6 +243,9 @@ func Init() (string, error) {
 		ort.SetSharedLibraryPath(lib.Path)
 		if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
 			initErr = fmt.Errorf("load ONNX Runtime from %q (%s): %w", lib.Path, lib.Source, err)
+			if strings.Contains(err.Error(), "OrtGetApiBase") {
+				initErr = fmt.Errorf("%q is not an ONNX Runtime library (it has no OrtGetApiBase): %w", lib.Path, err)
+			}
 			return
 		}
 		loadedMu.Lock()

@@ -16,6 +16,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/ortel-dev/ortel/instrument"
+	"github.com/ortel-dev/ortel/instrument/ortlib"
 	"github.com/ortel-dev/ortel/internal/interference"
 	"github.com/ortel-dev/ortel/internal/profreport"
 	"github.com/ortel-dev/ortel/internal/report"
@@ -30,9 +31,11 @@ import (
 // ratio B/A of p50, p90, p99, throughput and CPU per run with intervals
 // from the paired design (see ABMethod), and a verdict against ±Threshold.
 //
-// Both sides run in this process, so they share its ONNX Runtime library:
-// two ONNX Runtime versions cannot be compared by one A/B (the library is
-// loaded once per process).
+// Both sides run in this process and share its ONNX Runtime library,
+// unless Children is set: then each side runs in a child process of its
+// own (ServeABSide), which loads the side's library, so two ONNX Runtime
+// releases can be compared. The design is the same either way: the child
+// times its runs itself and returns whole blocks.
 type AB struct {
 	// A and B are the two sides' configurations: model, inputs, session
 	// options, threads, warm-up. Their measurement extent (Runs,
@@ -66,6 +69,11 @@ type AB struct {
 	Judge BlockJudge
 	// Progress, when set, receives one line per phase and look.
 	Progress io.Writer
+	// Children, when set, runs side A in a child process started as
+	// Children[0] says and side B as Children[1]: both, so that neither
+	// keeps this process's warm caches. A Config's providers and
+	// telemetry are then the child's own (it exports none).
+	Children *[2]ABChild
 }
 
 // BlockJudge judges a measured block by what the machine did between
@@ -148,16 +156,27 @@ func (ab AB) Validate() error {
 	return nil
 }
 
-// abSide is one side in progress: its bench (session, inputs) and its
-// workload.
+// abSide is one side in progress: in this process its bench (session,
+// inputs) and workload, or a child process (child); either way the
+// report it starts from, its warm-up median, its library and its runner.
 type abSide struct {
 	label  string
 	b      *bench
 	inputs *Inputs
 	wl     *workload
+	child  *abChild
+
+	base       *report.Report // model, runtime, warm-up, session
+	warmMed    float64        // seconds
+	ortVersion string
+	library    string
+	run        abRunner
 }
 
 func (s *abSide) close() error {
+	if s.child != nil {
+		return s.child.close()
+	}
 	if s.wl != nil {
 		s.wl.destroyOutputs()
 	}
@@ -173,7 +192,8 @@ func (s *abSide) close() error {
 
 // RunAB runs the comparison and returns its report: the A/B section, and
 // side A's model and latency for the report's other sections. ONNX Runtime
-// must be initialized.
+// must be initialized, unless both sides run in child processes
+// (AB.Children).
 func RunAB(ctx context.Context, ab AB) (*report.Report, error) {
 	ab.defaults()
 	if err := ab.Validate(); err != nil {
@@ -192,19 +212,18 @@ func RunAB(ctx context.Context, ab AB) (*report.Report, error) {
 			fmt.Fprintf(ab.Progress, format+"\n", args...)
 		}
 	}
-	for _, s := range []struct {
-		side *abSide
-		cfg  *Config
-	}{{a, &ab.A}, {b, &ab.B}} {
-		progress("A/B side %s: %s", s.side.label, describeSide(*s.cfg))
-		if err := s.side.open(ctx, s.cfg); err != nil {
-			return nil, fmt.Errorf("A/B side %s: %w", s.side.label, err)
-		}
+	if err := ab.openSides(ctx, [2]*abSide{a, b}, progress); err != nil {
+		return nil, err
 	}
 	blockRuns := ab.BlockRuns
 	if blockRuns == 0 {
-		slowest := max(a.b.warmMed, b.b.warmMed, 1e-6)
+		slowest := max(a.warmMed, b.warmMed, 1e-6)
 		blockRuns = min(max(int(math.Round(DefaultABBlockTime.Seconds()/slowest)), MinABBlockRuns), MaxABBlockRuns)
+	}
+	for _, s := range []*abSide{a, b} {
+		if s.child != nil && s.child.timeout == 0 { // a minute plus 20 times the block's expected time
+			s.child.timeout = time.Minute + time.Duration(20*float64(blockRuns)*max(a.warmMed, b.warmMed)*float64(time.Second))
+		}
 	}
 	plan := abPlan{
 		blockRuns: blockRuns, maxTime: ab.MaxTime, looks: ab.Looks, threshold: ab.Threshold,
@@ -213,20 +232,8 @@ func RunAB(ctx context.Context, ab AB) (*report.Report, error) {
 	}
 	progress("A/B: blocks of %d runs in shuffled pairs, looks at every %s of at most %s, threshold ±%g%%",
 		blockRuns, units.Duration((ab.MaxTime / time.Duration(ab.Looks)).Seconds()), units.Duration(ab.MaxTime.Seconds()), 100*ab.Threshold)
-	var mon *interference.Monitor
-	if plan.judge == nil && !ab.A.NoInterference {
-		icfg := interference.Config{}
-		if ab.A.Interference != nil {
-			icfg = *ab.A.Interference
-		}
-		var err error
-		if mon, err = interference.Start(ctx, icfg); err != nil {
-			progress("A/B: interference monitor unavailable: %v", err)
-		} else {
-			plan.judge = monitorJudge(mon)
-		}
-	}
-	res, err := abLoop(ctx, [2]func(context.Context) error{a.wl.run, b.wl.run}, plan)
+	mon := ab.startMonitor(ctx, &plan, [2]*abSide{a, b}, progress)
+	res, err := abLoop(ctx, [2]abRunner{a.run, b.run}, plan)
 	if mon != nil {
 		v := mon.Stop()
 		if res != nil {
@@ -236,11 +243,70 @@ func RunAB(ctx context.Context, ab AB) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ab.finish(res, a, b), nil
+}
+
+// openSides opens both sides: in this process, or each in a child process
+// of its own when ab.Children says so.
+func (ab *AB) openSides(ctx context.Context, sides [2]*abSide, progress func(string, ...any)) error {
+	for i, cfg := range []*Config{&ab.A, &ab.B} {
+		s := sides[i]
+		if ab.Children == nil {
+			progress("A/B side %s: %s", s.label, describeSide(*cfg))
+			if err := s.open(ctx, cfg); err != nil {
+				return fmt.Errorf("A/B side %s: %w", s.label, err)
+			}
+			continue
+		}
+		spec := ab.Children[i]
+		progress("A/B side %s: %s, ONNX Runtime library %s, in a child process", s.label, describeSide(*cfg), spec.Library)
+		child, ready, err := startABChild(ctx, s.label, spec)
+		if err != nil {
+			return err
+		}
+		s.child, s.base, s.warmMed = child, ready.Report, ready.WarmMedianS
+		s.ortVersion, s.library = ready.ORTVersion, ready.LibraryPath
+		s.run = child.runBlock
+	}
+	return nil
+}
+
+// startMonitor starts the interference monitor for the measurement (nil
+// when the plan has a judge, side A asks for none, or it cannot start);
+// the child processes' threads count as the bench's own.
+func (ab *AB) startMonitor(ctx context.Context, plan *abPlan, sides [2]*abSide, progress func(string, ...any)) *interference.Monitor {
+	if plan.judge != nil || ab.A.NoInterference {
+		return nil
+	}
+	icfg := interference.Config{}
+	if ab.A.Interference != nil {
+		icfg = *ab.A.Interference
+	}
+	for _, s := range sides {
+		if s.child != nil {
+			icfg.Also = append(icfg.Also, s.child.pid())
+		}
+	}
+	mon, err := interference.Start(ctx, icfg)
+	if err != nil {
+		progress("A/B: interference monitor unavailable: %v", err)
+		return nil
+	}
+	plan.judge = monitorJudge(mon)
+	return mon
+}
+
+// finish is the report of a measured comparison.
+func (ab *AB) finish(res *abResult, a, b *abSide) *report.Report {
 	res.Confidence = ab.Confidence
 	res.A = a.report(ab.A, ab.ArgsA, res, "A")
 	res.B = b.report(ab.B, ab.ArgsB, res, "B")
 	res.Headline = abHeadline(res)
-	rep := a.b.rep
+	if ab.Children != nil {
+		res.Notes = append(res.Notes, "each side ran in a child process of its own; a process's memory layout can shift a side by a couple of percent, "+
+			"so believe a difference that small when a second run agrees")
+	}
+	rep := a.base
 	rep.AB = res.AB
 	if lat := res.sideLatencies[0]; len(lat) > 0 {
 		rep.Latency = report.Latency{Summary: stats.Summarize(lat), Errors: res.A.Errors}
@@ -250,8 +316,17 @@ func RunAB(ctx context.Context, ab AB) (*report.Report, error) {
 	if res.Measurement != nil { // the whole comparison's
 		rep.Measurement, rep.Verdict = res.Measurement, res.Measurement.Line()
 	}
+	rep.Runtime.ORTVersion, rep.Runtime.LibraryPath = a.ortVersion, a.library
+	if !ortlib.SameFile(a.library, b.library) {
+		rep.Runtime.Holds = fmt.Sprintf("side A's library; side B ran ONNX Runtime %s from %s (each side's is in the A/B section)", b.ortVersion, b.library)
+	}
 	rep.Notes = append(rep.Notes, "A/B comparison: the latency and throughput sections are side A's runs in the analysed blocks; the A/B section compares both sides (no operator-profiling pass)")
-	return rep, nil
+	if ab.Children != nil {
+		rep.Notes = append(rep.Notes, "A/B comparison in child processes: each side ran in a process of its own with its ONNX Runtime library; their telemetry is not exported. "+
+			"Each side is one process, and a process's own memory layout can shift its latency by a couple of percent that the interval does not see "+
+			"(identical sides in two child processes measured from -1.5% to +2.3% at p50 on a shared 2-core VM): believe a difference that small only when a second run, with new processes, agrees")
+	}
+	return rep
 }
 
 // open creates the side's bench, inputs and session, runs its first run
@@ -294,7 +369,13 @@ func (s *abSide) open(ctx context.Context, cfg *Config) error {
 		return err
 	}
 	s.wl = &workload{sess: s.b.sessions[0], inputs: s.inputs.Values, outputs: make([]ort.Value, len(s.b.outNames))}
-	return s.b.coldAndWarm(ctx, []*workload{s.wl})
+	if err := s.b.coldAndWarm(ctx, []*workload{s.wl}); err != nil {
+		return err
+	}
+	rep.Runtime.LibraryPath = ortlib.Loaded().Path
+	s.base, s.warmMed, s.ortVersion, s.library = rep, s.b.warmMed, rep.Runtime.ORTVersion, rep.Runtime.LibraryPath
+	s.run = perRun(s.wl.run, nil)
+	return nil
 }
 
 // report is the side's account in the A/B section.
@@ -303,9 +384,14 @@ func (s *abSide) report(cfg Config, args []string, res *abResult, label string) 
 	if label == "B" {
 		i = 1
 	}
+	desc := describeSide(cfg)
+	if s.ortVersion != "" {
+		desc += ", ONNX Runtime " + s.ortVersion
+	}
 	return report.ABSide{
-		Label: label, Args: args, Description: describeSide(cfg), ModelPath: cfg.ModelPath,
-		Runs: len(res.sideLatencies[i]), WarmupRuns: s.b.rep.Warmup.Runs, FirstRunS: s.b.rep.Session.FirstRunS,
+		Label: label, Args: args, Description: desc, ModelPath: cfg.ModelPath,
+		ORTVersion: s.ortVersion, LibraryPath: s.library,
+		Runs: len(res.sideLatencies[i]), WarmupRuns: s.base.Warmup.Runs, FirstRunS: s.base.Session.FirstRunS,
 		Errors: res.sideErrors[i],
 	}
 }
@@ -384,6 +470,24 @@ func cpuSeconds() float64 {
 	return tv(ru.Utime) + tv(ru.Stime)
 }
 
+// abRunner runs one block of n runs of a side and returns the block, its
+// failed runs and when it started: in this process (perRun) or in a
+// child process (abChild.runBlock). Every statistic is computed from
+// what it returns, the same way for both.
+type abRunner func(ctx context.Context, n int) (abBlock, int, time.Time, error)
+
+// perRun is the runner of a side in this process: blocks of run, timed
+// by now (nil: time.Now).
+func perRun(run func(context.Context) error, now func() time.Time) abRunner {
+	if now == nil {
+		now = time.Now
+	}
+	return func(ctx context.Context, n int) (abBlock, int, time.Time, error) {
+		blk, errs, start, _, err := abRunBlock(ctx, run, n, now)
+		return blk, errs, start, err
+	}
+}
+
 // abRunBlock runs one block of n runs of run.
 func abRunBlock(ctx context.Context, run func(context.Context) error, n int, now func() time.Time) (abBlock, int, time.Time, time.Time, error) {
 	blk := abBlock{lat: make([]float64, 0, n)}
@@ -421,7 +525,7 @@ func abRunBlock(ctx context.Context, run func(context.Context) error, n int, now
 // (run[1]), in a random order per pair, looks at plan.looks equal
 // fractions of plan.maxTime, and stops at the first look where every
 // headline statistic is decided, or at the cap.
-func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan) (*abResult, error) {
+func abLoop(ctx context.Context, run [2]abRunner, plan abPlan) (*abResult, error) {
 	if plan.progress == nil {
 		plan.progress = func(string, ...any) {}
 	}
@@ -449,7 +553,7 @@ func abLoop(ctx context.Context, run [2]func(context.Context) error, plan abPlan
 		}
 		var p abPair
 		for pos, side := range order {
-			blk, errs, start, _, err := abRunBlock(ctx, run[side], plan.blockRuns, plan.now)
+			blk, errs, start, err := run[side](ctx, plan.blockRuns)
 			if err != nil {
 				return nil, fmt.Errorf("A/B side %s, block %d: %w", "AB"[side:side+1], pair+1, err)
 			}

@@ -148,7 +148,7 @@ func TestABLoopPlantedSlowSide(t *testing.T) {
 	}{{time.Millisecond, 2 * time.Millisecond, "slower"}, {2 * time.Millisecond, time.Millisecond, "faster"}, {time.Millisecond, time.Millisecond, "no_difference"}} {
 		clock := newFakeClock(3)
 		plan := abPlan{blockRuns: 5, maxTime: 2 * time.Second, looks: 2, threshold: 0.05, conf: 0.975, resamples: 300, seed: 3, now: clock.now}
-		res, err := abLoop(context.Background(), [2]func(context.Context) error{clock.runner(c.a), clock.runner(c.b)}, plan)
+		res, err := abLoop(context.Background(), [2]abRunner{perRun(clock.runner(c.a), clock.now), perRun(clock.runner(c.b), clock.now)}, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestABLoopFlagsDisturbedPairs(t *testing.T) {
 			}
 			return false, nil
 		}}
-	res, err := abLoop(context.Background(), [2]func(context.Context) error{clock.runner(time.Millisecond), clock.runner(time.Millisecond)}, plan)
+	res, err := abLoop(context.Background(), [2]abRunner{perRun(clock.runner(time.Millisecond), clock.now), perRun(clock.runner(time.Millisecond), clock.now)}, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestSelectQuantile(t *testing.T) {
 func TestABLoopResizesBlocks(t *testing.T) {
 	clock := newFakeClock(5)
 	plan := abPlan{blockRuns: 200, maxTime: 20 * time.Second, looks: 1, threshold: 0.05, conf: 0.95, resamples: 50, seed: 1, now: clock.now, recalibrate: true}
-	res, err := abLoop(context.Background(), [2]func(context.Context) error{clock.runner(10 * time.Millisecond), clock.runner(10 * time.Millisecond)}, plan)
+	res, err := abLoop(context.Background(), [2]abRunner{perRun(clock.runner(10*time.Millisecond), clock.now), perRun(clock.runner(10*time.Millisecond), clock.now)}, plan)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -530,7 +530,7 @@ func (b *bench) tuneDuel(ctx context.Context, best *tuneEntry) (*report.AB, erro
 		conf: 1 - (1-stats.DefaultConfidence)/DefaultABLooks, resamples: DefaultABResamples, seed: cfg.Seed,
 		progress: cfg.progress, recalibrate: true,
 	}
-	res, err := abLoop(ctx, [2]func(context.Context) error{a.wl.run, best.wl.run}, plan)
+	res, err := abLoop(ctx, [2]abRunner{perRun(a.wl.run, nil), perRun(best.wl.run, nil)}, plan)
 	if err != nil {
 		return nil, fmt.Errorf("final duel: %w", err)
 	}

@@ -24,6 +24,10 @@ type Config struct {
 	CPUs []int
 	// PID is the measured process (default this one).
 	PID int
+	// Also are further processes measured with PID (the child processes
+	// of an A/B comparison): their threads count as the bench's own, not
+	// as co-runners.
+	Also []int
 }
 
 func (c *Config) defaults() {

@@ -250,3 +250,42 @@ func TestStateIsLatestSampleAndLockFree(t *testing.T) {
 		t.Fatal("State blocked on the monitor's lock")
 	}
 }
+
+// TestAlsoProcessesAreOwn: a process named in Config.Also (an A/B side's
+// child process) using the bench's core is the bench's own work, not a
+// co-runner; the same process not named is a co-runner.
+func TestAlsoProcessesAreOwn(t *testing.T) {
+	for _, also := range []bool{false, true} {
+		h := newHost(t, 2, "0-1")
+		h.ownCPU = 1
+		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		cfg := Config{HostRoot: h.root, PID: fixturePID, Interval: 200 * time.Millisecond}
+		if also {
+			cfg.Also = []int{777}
+		}
+		child := func(ticks uint64) {
+			h.procs[777] = fakeProc{comm: "ortel", processor: 1, ticks: ticks}
+			h.write()
+			h.file("proc/777/task/777/stat", statLine(777, "ortel", ticks, 0, 1))
+			h.file("proc/777/task/777/status", "Name:\tortel\nvoluntary_ctxt_switches:\t10\nnonvoluntary_ctxt_switches:\t0\n")
+		}
+		child(0)
+		m, err := newMonitor(cfg, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 20 {
+			h.step(1, 2, 15, 0) // the parent waits on its child, which runs
+			child(uint64(15 * (i + 1)))
+			m.tick(sampleAt(t0, (i+1)*3))
+		}
+		v := m.stopAt(sampleAt(t0, 60))
+		coRunner := false
+		for _, r := range v.Reasons {
+			coRunner = coRunner || r.Kind == KindCoRunner
+		}
+		if coRunner == also {
+			t.Errorf("Also %v: co-runner reason %v (reasons %+v, co-runners %+v)", also, coRunner, v.Reasons, v.CoRunners)
+		}
+	}
+}

@@ -88,7 +88,7 @@ func newMonitor(cfg Config, now time.Time) (*Monitor, error) {
 	for _, c := range allowed {
 		m.affinityIn = m.affinityIn && m.cpus[c]
 	}
-	first := read(cfg.HostRoot, cfg.PID, m.cpus, now)
+	first := read(cfg.HostRoot, cfg.PID, cfg.Also, m.cpus, now)
 	if err := first.errs[srcStat]; err != nil {
 		return nil, fmt.Errorf("interference: read %s under %q: %w", srcStat, cfg.HostRoot, err)
 	}
@@ -150,7 +150,7 @@ func (m *Monitor) loop(ctx context.Context) {
 
 // tick reads a snapshot at now and judges the interval since the last.
 func (m *Monitor) tick(now time.Time) {
-	cur := read(m.cfg.HostRoot, m.cfg.PID, m.cpus, now)
+	cur := read(m.cfg.HostRoot, m.cfg.PID, m.cfg.Also, m.cpus, now)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if cur.errs[srcStat] != nil {
@@ -176,7 +176,7 @@ func (m *Monitor) tick(now time.Time) {
 func (m *Monitor) scanCulprits(now time.Time) {
 	cur := scanProcs(m.cfg.HostRoot)
 	for pid, p := range cur {
-		if pid == m.cfg.PID || !m.cpus[p.processor] {
+		if pid == m.cfg.PID || slices.Contains(m.cfg.Also, pid) || !m.cpus[p.processor] {
 			continue
 		}
 		if old, ok := m.scan[pid]; ok && p.ticks > old.ticks {

@@ -1,6 +1,7 @@
 package interference
 
 import (
+	"maps"
 	"time"
 )
 
@@ -37,7 +38,7 @@ type snapshot struct {
 }
 
 // read reads every source once.
-func read(root string, pid int, cpus map[int]bool, now time.Time) snapshot {
+func read(root string, pid int, also []int, cpus map[int]bool, now time.Time) snapshot {
 	s := snapshot{t: now, running: -1, psi: map[string]uint64{}, errs: map[string]error{}}
 	var err error
 	if s.cpus, s.running, err = readStat(root); err != nil {
@@ -45,6 +46,11 @@ func read(root string, pid int, cpus map[int]bool, now time.Time) snapshot {
 	}
 	if s.tasks, err = readTasks(root, pid); err != nil {
 		s.errs[srcTasks] = err
+	}
+	for _, p := range also {
+		if ts, err := readTasks(root, p); err == nil && s.tasks != nil {
+			maps.Copy(s.tasks, ts) // thread ids are unique across processes
+		}
 	}
 	if _, _, mf, _, err := readProcStat(procPath(root, pid, "stat")); err == nil {
 		s.majflt, s.hasProc = mf, true

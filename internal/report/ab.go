@@ -75,6 +75,10 @@ type ABSide struct {
 	Args        []string `json:"args,omitempty"`
 	Description string   `json:"description"`
 	ModelPath   string   `json:"model_path"`
+	// ORTVersion is the ONNX Runtime release the side ran, as the library
+	// reports it, and LibraryPath the library file it loaded.
+	ORTVersion  string `json:"ort_version,omitempty"`
+	LibraryPath string `json:"library_path,omitempty"`
 	// Runs is the measured runs in the analysed blocks; WarmupRuns the
 	// side's own warm-up; FirstRunS its cold first run.
 	Runs       int     `json:"runs"`

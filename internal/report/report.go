@@ -135,6 +135,10 @@ type Runtime struct {
 	ORTVersion  string   `json:"ort_version"`
 	LibraryPath string   `json:"library_path"`
 	Providers   []string `json:"execution_providers"`
+	// Holds says whose runtime this is when the report measured more than
+	// one library (an A/B comparison of two ONNX Runtime releases: side
+	// A's); "" when it is the only one.
+	Holds string `json:"holds,omitempty"`
 }
 
 // Tensor is a model input or output.

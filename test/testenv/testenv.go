@@ -40,6 +40,18 @@ func RequireORT(t testing.TB) {
 	}
 }
 
+// ORTLibrary returns the library file of ONNX Runtime release version
+// (for example "1.24.3") as ortlib finds it, or skips (locally) / fails
+// (CI) when it has not been fetched.
+func ORTLibrary(t testing.TB, version string) string {
+	t.Helper()
+	lib, err := ortlib.Select(version)
+	if err != nil {
+		Missing(t, "needs ONNX Runtime %s: %v", version, err)
+	}
+	return lib.Path
+}
+
 // Model returns the path of a fetched model file (for example
 // "ch_PP-OCRv4_det_infer.onnx") or skips (locally) / fails (CI) when it has
 // not been fetched.
