@@ -614,6 +614,11 @@ func TestSearchProbesAboveFirst(t *testing.T) {
 					t.Errorf("trials %v: a probe after the first trial", rates(res))
 				}
 			}
+			// Met at 80 under a known upper bound: the next trial steps up
+			// at most 15%, not to the midpoint.
+			if next := res.Trials[i+1].TargetQPS; tt.probe > 0 && (next > tt.firstFull*(1+maxStepUp)+1e-9 || next <= tt.firstFull) {
+				t.Errorf("trials %v: after a met trial at %v the next went to %v, want above it by at most 15%%", rates(res), tt.firstFull, next)
+			}
 			if res.Status != searchBracketed || res.PeakQPS > 95 || res.UpperQPS <= 95 {
 				t.Errorf("bracket [%v, %v] %q, want around 95", res.PeakQPS, res.UpperQPS, res.Status)
 			}
