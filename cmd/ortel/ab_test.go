@@ -258,8 +258,11 @@ func TestBenchABAcrossORTVersions(t *testing.T) {
 
 // TestBenchABSameLibraryInChildren: two copies of one library are two
 // files, so each side runs in a child process; the sides being the same,
-// the verdict is no difference (a wide threshold: a short cap on a shared
-// machine).
+// the verdict never claims a difference: "no difference" (a wide
+// threshold, a short cap), or "undecided" when the machine is too busy to
+// narrow the interval in 6 s (seen under make test's parallel packages
+// with the race detector: +6.4% [-0.4%, +27.6%], 85 of 91 pairs
+// disturbed).
 func TestBenchABSameLibraryInChildren(t *testing.T) {
 	testenv.RequireORT(t)
 	lib := testenv.ORTLibrary(t, "1.30.0")
@@ -281,8 +284,8 @@ func TestBenchABSameLibraryInChildren(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if !strings.HasPrefix(stdout, "No difference within ±25% at p50") {
-		t.Errorf("want no difference first:\n%s", stdout)
+	if !strings.HasPrefix(stdout, "No difference within ±25% at p50") && !strings.HasPrefix(stdout, "Undecided") {
+		t.Errorf("want no difference (or undecided) first, never a difference, for identical sides:\n%s", stdout)
 	}
 	if !strings.Contains(stderr, "in a child process") {
 		t.Errorf("the sides did not run in child processes:\n%s", stderr)
