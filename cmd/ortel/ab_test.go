@@ -329,7 +329,7 @@ func TestBenchABChildKilled(t *testing.T) {
 	testenv.ORTLibrary(t, "1.24.3")
 	testenv.ORTLibrary(t, "1.30.0")
 	out := filepath.Join(t.TempDir(), "out")
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(context.Background(), &env{stdout: &stdout, stderr: &stderr}, []string{"bench", "silero-vad",

@@ -107,7 +107,7 @@ func TestAgentRecoversFromAFullDisk(t *testing.T) {
 	metrics := filepath.Join(out, "metrics.jsonl")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var stderr syncBuffer
+	var stderr testenv.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, &env{stdout: io.Discard, stderr: &stderr}, []string{"agent", "--interval", "20ms", "--rotate-mb", "0", "--out", out})

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // benchOnDemandArgs runs a short bench with no profiling pass, so that
@@ -60,7 +62,7 @@ func TestBenchProfilesOnSignal(t *testing.T) {
 	watching := make(chan struct{}, 1)
 	onDemandStarted = func() { watching <- struct{}{} }
 	defer func() { onDemandStarted = nil }()
-	var stderr syncBuffer
+	var stderr testenv.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(context.Background(), &env{stdout: io.Discard, stderr: &stderr}, benchOnDemandArgs(t, out))
@@ -102,7 +104,7 @@ func TestBenchProfilesOnEndpoint(t *testing.T) {
 	defer func() { uiStarted = nil }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stderr syncBuffer
+	var stderr testenv.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, &env{stdout: io.Discard, stderr: &stderr}, benchOnDemandArgs(t, out, "--ui", "0"))

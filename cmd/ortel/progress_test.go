@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ortel-dev/ortel/test/testenv"
@@ -55,33 +54,14 @@ func TestBenchProgressOnlyOnATerminal(t *testing.T) {
 // and returns what the terminal received.
 func benchOnPTY(t *testing.T, bin string, args ...string) string {
 	t.Helper()
-	ptmx, tty := testenv.PTY(t)
-	var mu sync.Mutex
-	var got bytes.Buffer
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			mu.Lock()
-			got.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
+	tty, output := testenv.RecordPTY(t)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = childEnv("CI=")
 	cmd.Stderr = tty
 	out, err := cmd.Output()
-	tty.Close()
-	<-done
-	mu.Lock()
-	defer mu.Unlock()
+	got := output()
 	if err != nil {
-		t.Fatalf("bench on a terminal: %v\n%s%s", err, out, got.String())
+		t.Fatalf("bench on a terminal: %v\n%s%s", err, out, got)
 	}
-	return got.String()
+	return got
 }

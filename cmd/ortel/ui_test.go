@@ -12,11 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/liveview"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // TestLiveViewInChromium runs `ortel bench --ui` on a real model and drives
@@ -39,7 +39,7 @@ func TestLiveViewInChromium(t *testing.T) {
 	defer func() { uiStarted = nil }()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	var stderr syncBuffer
+	var stderr testenv.SyncBuffer
 	go func() {
 		defer close(done)
 		run(ctx, &env{stdout: io.Discard, stderr: &stderr}, []string{"bench", "--ui", "0", "--duration", "20s",
@@ -262,24 +262,6 @@ func pixelsChanged(t *testing.T, a, b []byte, x, y, w, h float64) int {
 		}
 	}
 	return n
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestWeakUITokensAreRefused: a --ui-token (or ORTEL_UI_TOKEN) that is

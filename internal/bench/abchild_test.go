@@ -9,11 +9,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ortel-dev/ortel/internal/report"
+	"github.com/ortel-dev/ortel/test/testenv"
 )
 
 // fakeChildEnv makes this test binary a fake A/B side child (see
@@ -83,24 +83,6 @@ func fakeChild(mode string) int {
 	return 0
 }
 
-// syncBuffer is a bytes.Buffer safe for the child's stderr copier.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func startFake(t *testing.T, mode string, stderr io.Writer) (*abChild, *abReady, error) {
 	t.Helper()
 	return startABChild(context.Background(), "B", ABChild{
@@ -126,7 +108,7 @@ func reaped(t *testing.T, c *abChild) {
 // the child measured them (latencies to the last bit, failed runs, wall
 // and CPU time), in order; closing the child ends it with status 0.
 func TestABChildRoundTrip(t *testing.T) {
-	var stderr syncBuffer
+	var stderr testenv.SyncBuffer
 	c, ready, err := startFake(t, "ok", &stderr)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +166,7 @@ func TestABChildFailures(t *testing.T) {
 		{"fail", []string{"every run of a block failed"}},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
-			var stderr syncBuffer
+			var stderr testenv.SyncBuffer
 			child, _, err := startFake(t, c.mode, &stderr)
 			if err == nil {
 				defer child.close()

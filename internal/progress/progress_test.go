@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,23 +58,7 @@ func TestEnabledOnlyOnATerminal(t *testing.T) {
 // Done.
 func TestBarOnAPseudoTerminal(t *testing.T) {
 	t.Setenv("CI", "")
-	ptmx, tty := testenv.PTY(t)
-	var mu sync.Mutex
-	var got bytes.Buffer
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			mu.Lock()
-			got.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
+	tty, output := testenv.RecordPTY(t)
 	b := Start(tty, "measuring", 200)
 	if b == nil {
 		t.Fatal("Start on a pseudo-terminal returned nil")
@@ -83,12 +66,7 @@ func TestBarOnAPseudoTerminal(t *testing.T) {
 	b.Set(50)
 	time.Sleep(3 * interval) // a few redraws
 	b.Done()
-	tty.Close()
-	ptmx.Close()
-	<-done
-	mu.Lock()
-	out := got.String()
-	mu.Unlock()
+	out := output()
 	for _, want := range []string{"\r\x1b[Kmeasuring  [", "  50/200  ", "=>"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the terminal shows no %q:\n%q", want, out)

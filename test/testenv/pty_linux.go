@@ -32,3 +32,30 @@ func PTY(t testing.TB) (ptmx, tty *os.File) {
 	t.Cleanup(func() { s.Close() })
 	return m, s
 }
+
+// RecordPTY opens a pseudo-terminal (PTY) and records what its terminal
+// end receives. output closes the terminal end, waits until everything
+// written to it has been read, and returns it; call it once the writers
+// are done.
+func RecordPTY(t testing.TB) (tty *os.File, output func() string) {
+	t.Helper()
+	ptmx, tty := PTY(t)
+	var got SyncBuffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			got.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return tty, func() string {
+		tty.Close()
+		<-done
+		return got.String()
+	}
+}
