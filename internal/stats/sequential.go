@@ -192,20 +192,44 @@ func falseMissed(s SequentialSLA, horizon int, share float64) float64 {
 // monotone: true for v, true for every larger v; true for n, v, then for
 // n-1, v.
 func falseMissedBy(s SequentialSLA, horizon int, share float64, missed func(n, v int) bool) float64 {
+	_, p := endings(s.Looks, horizon, share, missed)
+	return p
+}
+
+// falseMet is the exact chance that the sequential test with these looks
+// ends "met" when each request is over the threshold independently with
+// probability share: the probability mass of the paths of (requests,
+// violations) that reach a look before a violation past the last one.
+func falseMet(looks []int, share float64) float64 {
+	p, _ := endings(looks, looks[len(looks)-1], share, nil)
+	return p
+}
+
+// endings follows every path of (requests, violations) up to horizon
+// requests, each request over the threshold independently with
+// probability share, and returns the chance that the test ends met (a
+// look reached: n >= looks[v]) and the chance it ends missed (missed(n, v);
+// nil: never, and paths past the last look's violations are dropped, as
+// they can no longer end met).
+func endings(looks []int, horizon int, share float64, missed func(n, v int) bool) (met, miss float64) {
+	maxV := len(looks) - 1
 	// bound[n] is the fewest violations among n requests that end the
 	// test missed (n+1: none); it never falls as n grows.
 	bound := make([]int, horizon+1)
-	v := s.MaxViolations + 1
-	for n := 1; n <= horizon; n++ {
-		for v <= n && !missed(n, v) {
-			v++
+	size := maxV + 1
+	if missed != nil {
+		v := maxV + 1
+		for n := 1; n <= horizon; n++ {
+			for v <= n && !missed(n, v) {
+				v++
+			}
+			bound[n] = v
 		}
-		bound[n] = v
+		size = bound[horizon] + 2
 	}
-	mass := make([]float64, bound[horizon]+2) // P(v violations so far, still running)
-	next := make([]float64, len(mass))
+	mass := make([]float64, size) // P(v violations so far, still running)
+	next := make([]float64, size)
 	mass[0] = 1
-	total := 0.0
 	for n := 1; n <= horizon; n++ {
 		clear(next)
 		for v, p := range mass {
@@ -213,49 +237,21 @@ func falseMissedBy(s SequentialSLA, horizon int, share float64, missed func(n, v
 				continue
 			}
 			next[v] += p * (1 - share)
-			if v+1 < len(next) {
+			if v+1 < size {
 				next[v+1] += p * share
 			}
 		}
 		mass, next = next, mass
 		for v := range mass {
 			switch {
-			case s.Met(n, v):
-				mass[v] = 0
-			case v >= bound[n]:
-				total += mass[v]
-				mass[v] = 0
-			}
-		}
-	}
-	return total
-}
-
-// falseMet is the exact chance that the sequential test with these looks
-// ends "met" when each request is over the threshold independently with
-// probability tail: the probability mass of the paths of (requests,
-// violations) that reach a look before a violation past the last one.
-func falseMet(looks []int, tail float64) float64 {
-	maxV := len(looks) - 1
-	mass := make([]float64, maxV+1) // P(v violations so far, still running)
-	next := make([]float64, maxV+1)
-	mass[0] = 1
-	met := 0.0
-	for n := 1; n <= looks[maxV]; n++ {
-		clear(next)
-		for v, p := range mass {
-			next[v] += p * (1 - tail)
-			if v < maxV {
-				next[v+1] += p * tail
-			} // past maxV violations the test gives up
-		}
-		mass, next = next, mass
-		for v, need := range looks {
-			if n >= need {
+			case v <= maxV && n >= looks[v]:
 				met += mass[v]
 				mass[v] = 0
+			case missed != nil && v >= bound[n]:
+				miss += mass[v]
+				mass[v] = 0
 			}
 		}
 	}
-	return met
+	return met, miss
 }
