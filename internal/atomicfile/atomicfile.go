@@ -6,6 +6,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -14,6 +15,16 @@ import (
 // written, synced to stable storage, then renamed over path. On failure
 // the temporary file is removed and path is untouched.
 func Write(path string, data []byte, perm os.FileMode) error {
+	return WriteFrom(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFrom is Write for content that fill streams into w (a download,
+// checked as it is written): when fill returns an error, nothing is
+// renamed and the temporary file is removed, so path keeps what it held.
+func WriteFrom(path string, perm os.FileMode, fill func(w io.Writer) error) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -22,7 +33,7 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, werr := tmp.Write(data)
+	werr := fill(tmp)
 	if werr == nil {
 		werr = tmp.Sync()
 	}

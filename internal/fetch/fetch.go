@@ -20,6 +20,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+
+	"github.com/ortel-dev/ortel/internal/atomicfile"
 )
 
 // Config says where to fetch into and from.
@@ -160,37 +162,23 @@ func extract(tgz string, a Artifact, dest string) error {
 	}
 }
 
-func writeVerified(r io.Reader, a Artifact, dest string) (err error) {
+// writeVerified writes r to dest only if its SHA-256 is a's: through
+// atomicfile, so a checksum mismatch, a full disk or a kill leaves dest as
+// it was.
+func writeVerified(r io.Reader, a Artifact, dest string) error {
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(dest), filepath.Base(dest)+".*.part")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+	return atomicfile.WriteFrom(dest, 0o644, func(w io.Writer) error {
+		h := sha256.New()
+		if _, err := io.Copy(io.MultiWriter(w, h), r); err != nil {
+			return fmt.Errorf("%s: extract %s: %w", a.Spec(), a.Member, err)
 		}
-	}()
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(f, h), r); err != nil {
-		return fmt.Errorf("%s: extract %s: %w", a.Spec(), a.Member, err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != a.SHA256 {
-		return fmt.Errorf("checksum mismatch for %s in %s: want %s, got %s; nothing was written", a.Member, a.Spec(), a.SHA256, got)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), dest)
+		if got := hex.EncodeToString(h.Sum(nil)); got != a.SHA256 {
+			return fmt.Errorf("checksum mismatch for %s in %s: want %s, got %s; nothing was written", a.Member, a.Spec(), a.SHA256, got)
+		}
+		return nil
+	})
 }
 
 func fileSHA256(path string) (string, error) {
